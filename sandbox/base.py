@@ -1,0 +1,77 @@
+"""The one interface every sandbox backend implements.
+
+A sandbox runs an untrusted program with files in and files out, under limits, and
+reports exactly what happened. It knows nothing of grading.
+
+Inside every backend the program sees the same world:
+- its working directory holds the files it was given (``files`` keys are relative paths);
+- ``out/`` inside that directory is its output folder; what it leaves there comes back
+  in ``Outcome.files`` (size-capped, links never followed);
+- ``argv[0] == "python3"`` means the sandbox's Python 3.11 with numpy and torch.
+"""
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+Status = Literal["ok", "timeout", "memory", "output_limit", "signal", "sandbox_error"]
+
+OUTPUT_DIR = "out"
+
+
+class SandboxUnavailable(Exception):
+    """The backend itself failed (engine down, image missing): an infrastructure fault to retry."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    cpu_s: float = 10.0          # CPU seconds, all processes together
+    wall_s: float = 30.0         # wall clock, enforced from the host; larger than cpu_s
+    memory_mb: int = 512         # memory, with swap equal to it
+    pids: int = 64               # processes and threads
+    output_bytes: int = 64 * 1024  # per stream (stdout, stderr)
+    files_bytes: int = 4 * 1024 * 1024  # output folder, all files together
+    tmpfs_mb: int = 64           # writable work folder and /tmp
+    cpus: float = 1.0            # CPU share
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    # None: no GPU (and no NVIDIA device or variable is visible); an int: that many;
+    # a tuple of strings: those device ids.
+    gpus: int | tuple[str, ...] | None = None
+    env: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class Outcome:
+    status: Status
+    exit_code: int | None
+    signal: int | None
+    stdout: bytes
+    stderr: bytes
+    stdout_truncated: bool
+    stderr_truncated: bool
+    files: dict[str, bytes]
+    files_truncated: bool
+    wall_s: float
+    cpu_s: float
+    max_rss_bytes: int
+    backend: str
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+class Sandbox(abc.ABC):
+    name: str
+
+    @abc.abstractmethod
+    def run(
+        self,
+        files: Mapping[str, bytes],
+        argv: Sequence[str],
+        limits: Limits,
+        options: RunOptions | None = None,
+    ) -> Outcome:
+        """Run argv in a fresh sandbox holding ``files``; never raises for what the program did."""
