@@ -1,0 +1,68 @@
+"""The catalog mirrors exercises/ in the database. Each distinct content of an exercise is
+an immutable ExerciseVersion, so a submission is always graded against what its author saw."""
+from django.db import models
+from django.utils.translation import get_language
+
+
+class Exercise(models.Model):
+    slug = models.SlugField(max_length=100, unique=True)
+    uid = models.CharField(max_length=100, unique=True, help_text="Stable id from exercise.toml")
+    current_version = models.ForeignKey(
+        "ExerciseVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    retired = models.BooleanField(default=False, help_text="Gone from exercises/: hidden, kept")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class ExerciseVersion(models.Model):
+    exercise = models.ForeignKey(Exercise, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField(help_text="1, 2, 3… one per distinct content")
+    declared_version = models.PositiveIntegerField(help_text="`version` in exercise.toml")
+    digest = models.CharField(max_length=64)
+    title_en = models.CharField(max_length=200)
+    title_zh = models.CharField(max_length=200)
+    summary_en = models.TextField()
+    summary_zh = models.TextField()
+    statement_en = models.TextField()
+    statement_zh = models.TextField()
+    starter = models.TextField()
+    difficulty = models.CharField(max_length=20)
+    tags = models.JSONField(default=list)
+    points = models.PositiveIntegerField()
+    needs_gpu = models.BooleanField(default=False)
+    # Every file of the exercise folder (relative path -> text), hidden ones included: the
+    # worker rebuilds the folder from here, so old versions stay gradable after edits.
+    files = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["exercise", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["exercise", "number"], name="unique_version_number"),
+            models.UniqueConstraint(fields=["exercise", "digest"], name="unique_version_digest"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.exercise.slug} v{self.number}"
+
+    def _localized(self, field: str) -> str:
+        chinese = (get_language() or "en").lower().startswith("zh")
+        return getattr(self, f"{field}_zh" if chinese else f"{field}_en")
+
+    @property
+    def title(self) -> str:
+        return self._localized("title")
+
+    @property
+    def summary(self) -> str:
+        return self._localized("summary")
+
+    @property
+    def statement(self) -> str:
+        return self._localized("statement")

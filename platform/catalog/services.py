@@ -1,0 +1,120 @@
+"""Loading exercises/ into the catalog, and rebuilding an exercise folder for grading."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from catalog.models import Exercise, ExerciseVersion
+from grader.spec import ExerciseSpec, SpecError, load_exercise
+
+SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
+
+
+@dataclasses.dataclass
+class SyncReport:
+    created: list[str] = dataclasses.field(default_factory=list)
+    updated: list[str] = dataclasses.field(default_factory=list)
+    unchanged: list[str] = dataclasses.field(default_factory=list)
+    retired: list[str] = dataclasses.field(default_factory=list)
+    errors: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+def exercise_folder_files(path: Path) -> dict[str, str]:
+    """Every text file of an exercise folder, by POSIX relative path; links are not followed."""
+    files = {}
+    for file in sorted(path.rglob("*")):
+        relative = file.relative_to(path)
+        if SKIPPED_NAMES.intersection(relative.parts) or file.is_symlink() or not file.is_file():
+            continue
+        files[relative.as_posix()] = file.read_text(encoding="utf-8")
+    return files
+
+
+@transaction.atomic
+def exercise_version_ensure(spec: ExerciseSpec, files: dict[str, str]) -> tuple[Exercise, bool]:
+    """Make ``spec`` the exercise's current version, adding a version only when content changed."""
+    exercise, _ = Exercise.objects.select_for_update().get_or_create(
+        uid=spec.id, defaults={"slug": spec.slug}
+    )
+    exercise.slug, exercise.retired = spec.slug, False
+    version = exercise.versions.filter(digest=spec.digest).first()
+    changed = version is None
+    if changed:
+        last = exercise.versions.order_by("-number").first()
+        version = ExerciseVersion.objects.create(
+            exercise=exercise,
+            number=(last.number + 1) if last else 1,
+            declared_version=spec.version,
+            digest=spec.digest,
+            title_en=spec.title["en"],
+            title_zh=spec.title["zh-hans"],
+            summary_en=spec.summary["en"],
+            summary_zh=spec.summary["zh-hans"],
+            statement_en=spec.statement["en"],
+            statement_zh=spec.statement["zh-hans"],
+            starter=spec.starter,
+            difficulty=spec.difficulty,
+            tags=list(spec.tags),
+            points=spec.points,
+            needs_gpu=spec.gpu,
+            files=files,
+        )
+    exercise.current_version = version
+    exercise.save()
+    return exercise, changed
+
+
+def content_sync(content_dir: Path | None = None) -> SyncReport:
+    """Mirror exercises/coding/ into the catalog. Idempotent; a broken folder changes nothing."""
+    coding_dir = Path(content_dir or settings.CONTENT_DIR) / "coding"
+    report = SyncReport()
+    seen_uids = set()
+    for folder in sorted(p for p in coding_dir.iterdir() if p.is_dir()) if coding_dir.is_dir() else []:
+        try:
+            spec = load_exercise(folder)
+            files = exercise_folder_files(folder)
+        except (SpecError, UnicodeDecodeError) as error:
+            report.errors[folder.name] = str(error)
+            # Keep a broken exercise where it is rather than retiring it by accident.
+            seen_uids.update(Exercise.objects.filter(slug=folder.name).values_list("uid", flat=True))
+            continue
+        seen_uids.add(spec.id)
+        existed = Exercise.objects.filter(uid=spec.id).exists()
+        _, changed = exercise_version_ensure(spec, files)
+        bucket = report.unchanged if not changed else report.updated if existed else report.created
+        bucket.append(spec.slug)
+    for exercise in Exercise.objects.filter(retired=False).exclude(uid__in=seen_uids):
+        exercise.retired = True
+        exercise.save(update_fields=["retired"])
+        report.retired.append(exercise.slug)
+    return report
+
+
+def exercise_version_folder(version: ExerciseVersion) -> Path:
+    """The exercise folder of ``version`` on local disk, rebuilt from the database once."""
+    folder = Path(settings.EXERCISE_CACHE_DIR) / version.digest
+    if folder.is_dir():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=folder.parent))
+    for relative, text in version.files.items():
+        target = (staging / relative).resolve()
+        if not target.is_relative_to(staging.resolve()):
+            raise ValueError(f"{version}: file path {relative!r} leaves the exercise folder")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    try:
+        os.rename(staging, folder)  # atomic: a concurrent worker sees all of it or none
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)  # another worker won the race
+    return folder
+
+
+def exercise_version_spec(version: ExerciseVersion) -> ExerciseSpec:
+    return load_exercise(exercise_version_folder(version))

@@ -1,0 +1,131 @@
+"""Settings shared by every environment. Each value comes from the environment, with a
+default that is safe for a developer's machine; production.py removes the unsafe ones."""
+from pathlib import Path
+
+import dj_database_url
+from django.utils.translation import gettext_lazy as _
+
+from config.env import env_bool, env_int, env_list, env_str
+
+PLATFORM_DIR = Path(__file__).resolve().parents[2]
+BASE_DIR = PLATFORM_DIR.parent
+VAR_DIR = Path(env_str("GRAPHDOJO_VAR_DIR", str(BASE_DIR / "var")))
+
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "accounts",
+    "catalog",
+    "submissions",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [PLATFORM_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"), conn_max_age=60
+    )
+}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_USER_MODEL = "accounts.User"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "catalog:exercise_list"
+LOGOUT_REDIRECT_URL = "login"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", _("English")), ("zh-hans", _("Simplified Chinese"))]
+LOCALE_PATHS = [PLATFORM_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [PLATFORM_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "static"
+
+# Celery: the broker needs no server by default (kombu's filesystem transport); set
+# CELERY_BROKER_URL=redis://... to use Redis. Task arguments are ids, so JSON suffices.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {
+        "data_folder_in": str(VAR_DIR / "broker"),
+        "data_folder_out": str(VAR_DIR / "broker"),
+        "store_processed": False,
+    }
+    if CELERY_BROKER_URL.startswith("filesystem")
+    else {}
+)
+if CELERY_BROKER_URL.startswith("filesystem"):
+    (VAR_DIR / "broker").mkdir(parents=True, exist_ok=True)
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_ROUTES = {"submissions.tasks.grade_submission": {"queue": "cpu"}}
+CELERY_TASK_DEFAULT_QUEUE = "cpu"
+
+# Grading
+SANDBOX_BACKEND = env_str("SANDBOX_BACKEND", "auto")  # auto | local | docker
+SANDBOX_IMAGE = env_str("SANDBOX_IMAGE", "graphdojo-sandbox:latest")
+SANDBOX_RUNTIME = env_str("SANDBOX_RUNTIME", "runc")  # runc | runsc (gVisor)
+SANDBOX_POOL_SIZE = env_int("SANDBOX_POOL_SIZE", 0)
+SANDBOX_ALLOW_UNISOLATED = env_bool("SANDBOX_ALLOW_UNISOLATED", False)
+CONTENT_DIR = Path(env_str("GRAPHDOJO_CONTENT_DIR", str(BASE_DIR / "exercises")))
+EXERCISE_CACHE_DIR = VAR_DIR / "exercise-cache"
+SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 64 * 1024)
+# A RUNNING submission older than this is taken to be lost with its worker and is regraded.
+SUBMISSION_STALE_AFTER_S = env_int("SUBMISSION_STALE_AFTER_S", 15 * 60)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
