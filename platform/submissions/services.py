@@ -40,15 +40,21 @@ def submission_claim(submission_id: int) -> bool:
     )
 
 
-@functools.cache
 def grading_sandbox() -> Sandbox:
-    """One sandbox per worker process, so a warm pool outlives single tasks."""
-    return get_sandbox(
+    """The sandbox the settings name; one per worker process, so a warm pool outlives tasks."""
+    return _sandbox_for(
         settings.SANDBOX_BACKEND,
-        image=settings.SANDBOX_IMAGE,
-        runtime=settings.SANDBOX_RUNTIME,
-        pool_size=settings.SANDBOX_POOL_SIZE,
-        allow_unisolated=settings.SANDBOX_ALLOW_UNISOLATED,
+        settings.SANDBOX_IMAGE,
+        settings.SANDBOX_RUNTIME,
+        settings.SANDBOX_POOL_SIZE,
+        settings.SANDBOX_ALLOW_UNISOLATED,
+    )
+
+
+@functools.cache
+def _sandbox_for(backend: str, image: str, runtime: str, pool_size: int, allow_unisolated: bool) -> Sandbox:
+    return get_sandbox(
+        backend, image=image, runtime=runtime, pool_size=pool_size, allow_unisolated=allow_unisolated
     )
 
 

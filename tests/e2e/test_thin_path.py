@@ -1,0 +1,66 @@
+"""The thin path, as a student lives it: log in, open an exercise, edit, submit, watch the
+verdict arrive without reloading. Real Chromium, real Celery worker, Redis and PostgreSQL."""
+import re
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.services import demo_accounts_ensure
+from catalog.services import content_sync
+from submissions.models import Submission
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+SLUG = "static-graph-executor"
+
+
+def log_in(page, base_url: str) -> None:
+    username, password, _ = next(a for a in demo_accounts_ensure() if a[2] == "student")
+    page.goto(f"{base_url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Exercises")).to_be_visible()
+
+
+def submit(page, code: str) -> None:
+    page.locator("textarea[name=code]").fill(code)
+    page.get_by_role("button", name="Submit").click()
+
+
+def test_a_student_submits_and_sees_the_verdict_arrive(live_server, celery_worker_process, page, content_dir):
+    report = content_sync(content_dir)
+    assert not report.errors, report.errors
+    solution = (content_dir / "coding" / SLUG / "solution.py").read_text()
+    log_in(page, live_server.url)
+
+    page.get_by_role("link", name=re.compile("static", re.I)).first.click()
+    editor = page.locator("textarea[name=code]")
+    expect(editor).to_have_value(re.compile("class StaticGraph"))  # the starter code
+
+    started = time.monotonic()
+    submit(page, solution)
+    expect(page).to_have_url(re.compile(r"/submissions/\d+/$"))
+    page.evaluate("window.__sameDocument = true")  # gone if the page reloads
+    status = page.locator("#submission-status")
+    expect(status).to_have_attribute("data-status", re.compile("queued|running"))
+    expect(page.locator("#verdict")).to_have_text("ACCEPTED", timeout=120_000)
+    elapsed = time.monotonic() - started
+    assert page.evaluate("window.__sameDocument") is True
+    expect(page.locator("table.checks tr.pass").first).to_be_visible()
+    print(f"submit to verdict: {elapsed:.1f} s")
+
+    submission = Submission.objects.get()
+    assert (submission.status, submission.verdict, submission.score) == ("graded", "ACCEPTED", 1.0)
+
+
+def test_a_wrong_submission_gets_per_check_feedback(live_server, celery_worker_process, page, content_dir):
+    content_sync(content_dir)
+    seed_demo = (content_dir / "coding" / SLUG / "starter.py").read_text()
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/exercises/{SLUG}/")
+    submit(page, seed_demo)
+    verdict = page.locator("#verdict")
+    expect(verdict).to_have_text(re.compile("WRONG_ANSWER|PARTIAL|RUNTIME_ERROR"), timeout=120_000)
+    expect(page.locator("table.checks tr.fail").first).to_be_visible()
+    assert Submission.objects.get().score < 1

@@ -1,0 +1,83 @@
+"""The submission lifecycle as a student sees it: the form, the queue, the stored verdict."""
+import pytest
+from django.urls import reverse
+
+from submissions.models import Submission
+from submissions.services import submission_claim, submission_grade
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def student_client(client, make_user):
+    client.force_login(make_user())
+    return client
+
+
+def post_code(client, exercise, code):
+    return client.post(reverse("submissions:create", args=[exercise.slug]), {"code": code})
+
+
+def test_a_submission_is_saved_queued_and_enqueued_on_commit(student_client, exercise, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = post_code(student_client, exercise, "class StaticGraph: pass\n")
+    submission = Submission.objects.get()
+    assert response.status_code == 302 and response.url == reverse("submissions:detail", args=[submission.pk])
+    assert submission.status == Submission.Status.QUEUED
+    assert submission.exercise_version == exercise.current_version
+    assert len(callbacks) == 1  # the grading task is sent only once the row is committed
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [("", "Your submission is empty"), ("   \n\t\n", "Your submission is empty"),
+     ("x = 1\n" * 200_000, "the limit is 65536 bytes")],
+    ids=["empty", "blank", "1MB"],
+)
+def test_a_bad_form_gets_a_clear_error_and_stores_nothing(student_client, exercise, code, message):
+    response = post_code(student_client, exercise, code)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not Submission.objects.exists()
+
+
+def test_claiming_is_idempotent(exercise, make_user):
+    submission = Submission.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x")
+    assert submission_claim(submission.id) is True
+    assert submission_claim(submission.id) is False  # a redelivered task finds it taken
+    submission.refresh_from_db()
+    assert (submission.status, submission.attempts) == (Submission.Status.RUNNING, 1)
+
+
+def test_a_graded_submission_is_not_graded_again(exercise, make_user, settings):
+    settings.SANDBOX_BACKEND = "local"
+    submission = Submission.objects.create(
+        user=make_user(), exercise_version=exercise.current_version, code="def broken(:\n"
+    )
+    submission_grade(submission_id=submission.id)
+    submission.refresh_from_db()
+    assert (submission.status, submission.verdict) == (Submission.Status.GRADED, "SYNTAX_ERROR")
+    assert submission.score == 0
+    finished_at = submission.finished_at
+    submission_grade(submission_id=submission.id)  # redelivered
+    submission.refresh_from_db()
+    assert (submission.attempts, submission.finished_at) == (1, finished_at)
+
+
+def test_the_reference_solution_is_accepted(exercise, make_user, settings):
+    settings.SANDBOX_BACKEND = "local"
+    solution = exercise.current_version.files["solution.py"]
+    submission = Submission.objects.create(user=make_user(), exercise_version=exercise.current_version, code=solution)
+    submission_grade(submission_id=submission.id)
+    submission.refresh_from_db()
+    assert submission.verdict == "ACCEPTED", submission.result
+    assert submission.score == 1
+    assert submission.result["checks"] and all(check["passed"] for check in submission.result["checks"])
+
+
+def test_another_students_submission_is_not_shown(client, exercise, make_user):
+    owner, other = make_user("owner"), make_user("other")
+    submission = Submission.objects.create(user=owner, exercise_version=exercise.current_version, code="x")
+    client.force_login(other)
+    assert client.get(reverse("submissions:detail", args=[submission.pk])).status_code == 404
+    assert client.get(reverse("submissions:status", args=[submission.pk])).status_code == 404
