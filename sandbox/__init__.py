@@ -1,0 +1,69 @@
+"""Sandboxes: run an untrusted program with files in and out, under limits (see base.py).
+
+    sandbox = get_sandbox("auto", pool_size=2)
+    outcome = sandbox.run({"main.py": b"print(1)"}, ["python3", "main.py"], Limits(wall_s=5))
+"""
+from __future__ import annotations
+
+from sandbox.base import (
+    OUTPUT_DIR,
+    Limits,
+    Outcome,
+    RunOptions,
+    Sandbox,
+    SandboxUnavailable,
+    Status,
+)
+
+DEFAULT_IMAGE = "graphdojo-sandbox:latest"
+
+__all__ = [
+    "DEFAULT_IMAGE",
+    "OUTPUT_DIR",
+    "Limits",
+    "Outcome",
+    "RunOptions",
+    "Sandbox",
+    "SandboxUnavailable",
+    "Status",
+    "docker_available",
+    "get_sandbox",
+]
+
+
+def get_sandbox(name: str, **config: object) -> Sandbox:
+    """The backend called ``name``: "local" (bubblewrap), "docker", or "auto".
+
+    "auto" is docker when an engine answers and the image exists, else local.
+    Config keywords (all optional): image, runtime ("runc" | "runsc"), pool_size (0: no
+    warm pool), allow_unisolated (local only, development), docker_base_url.
+    """
+    if name == "auto":
+        name = "docker" if docker_available(config.get("image"), config.get("docker_base_url")) else "local"
+    if name == "local":
+        from sandbox.local import LocalSandbox
+
+        return LocalSandbox(**config)
+    if name == "docker":
+        from sandbox.docker import DockerSandbox
+
+        return DockerSandbox(**config)
+    raise ValueError(f'unknown sandbox backend {name!r}: use "local", "docker" or "auto"')
+
+
+def docker_available(image: object = None, base_url: object = None) -> bool:
+    """Whether a Docker engine answers and holds the sandbox image."""
+    try:
+        import docker
+        from docker.errors import DockerException
+    except ImportError:
+        return False
+    try:
+        client = docker.DockerClient(base_url=str(base_url), timeout=5) if base_url else docker.from_env(timeout=5)
+        try:
+            client.images.get(str(image or DEFAULT_IMAGE))
+        finally:
+            client.close()
+    except (DockerException, OSError):
+        return False
+    return True

@@ -1,0 +1,422 @@
+"""The trusted first process inside every sandbox (standard library only).
+
+It runs as PID 1 of the sandbox's PID namespace (bubblewrap ``--as-pid-1``, Docker with
+this file as the entrypoint), which is what makes it hard to kill from inside: the kernel
+drops every signal that PID 1 has no handler for, SIGKILL and SIGSTOP included, when
+it comes from inside the namespace. So ``kill(-1)``, ``kill(getppid())`` and SIGSTOP
+cannot take the supervisor down, and the host always gets a report.
+
+Protocol, over stdin/stdout (nothing else is shared with the host):
+
+1. optionally pre-imports modules (the warm pool's numpy and torch), then writes READY;
+2. reads one job: ``u32 length + JSON {argv, env, limits...}`` then ``u64 length + tar``;
+3. unpacks the tar into the work folder (files root-owned 0600, folders 0700, ``out/``
+   created 0700), runs argv in a child whose stdout/stderr it reads through pipes,
+   keeping at most ``output_bytes`` of each and killing everything once a stream
+   overflows, the CPU time of all processes together passes ``cpu_s`` or the wall
+   clock passes ``wall_s``;
+4. when the program ends it kills whatever the program left behind (daemons included),
+   packs ``out/`` (regular files only, links never followed, size-capped) and writes
+   ``u32 length + JSON report`` then the stdout, stderr and tar bytes the report sizes.
+
+In the warm pool the job runs in a fork of this already-warm interpreter when argv is
+``python3 -c CODE``, ``python3 -m MODULE`` or ``python3 SCRIPT``, so ``import torch``
+costs nothing; anything else is exec-ed.
+"""
+from __future__ import annotations
+
+import ctypes
+import io
+import json
+import os
+import resource
+import selectors
+import signal
+import stat
+import struct
+import sys
+import tarfile
+import time
+
+READY = b"GDREADY\n"
+PIPE_CHUNK = 65536
+POLL_S = 0.05
+PR_SET_DUMPABLE = 4
+RUSAGE_CHILDREN = resource.RUSAGE_CHILDREN
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _prctl(option: int, value: int) -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    chunks, remaining = [], n
+    while remaining:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise EOFError("stdin closed before the job was complete")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def read_job(fd: int = 0) -> tuple[dict, bytes]:
+    (header_len,) = struct.unpack(">I", _read_exact(fd, 4))
+    job = json.loads(_read_exact(fd, header_len))
+    (tar_len,) = struct.unpack(">Q", _read_exact(fd, 8))
+    return job, _read_exact(fd, tar_len)
+
+
+def unpack_files(tar_bytes: bytes, workdir: str) -> None:
+    """Write the job's files owned by root, 0600 (folders 0700): the judge's child cannot read them."""
+    os.makedirs(workdir, mode=0o700, exist_ok=True)
+    os.chmod(workdir, 0o700)
+    with tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:") as archive:
+        for member in archive:
+            parts = [p for p in member.name.split("/") if p not in ("", ".")]
+            if not parts or ".." in parts:
+                continue
+            path = os.path.join(workdir, *parts)
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            if member.isdir():
+                os.makedirs(path, mode=0o700, exist_ok=True)
+            elif member.isfile():
+                data = archive.extractfile(member).read()
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+                try:
+                    _write_all(fd, data)
+                finally:
+                    os.close(fd)
+    out = os.path.join(workdir, "out")
+    os.makedirs(out, mode=0o700, exist_ok=True)
+    os.chmod(out, 0o700)
+
+
+def pack_outputs(out_dir: str, cap: int) -> tuple[bytes, bool, list[str]]:
+    """Tar the regular files under out_dir, never following links, at most ``cap`` bytes of content."""
+    buffer, truncated, notes, used = io.BytesIO(), False, [], 0
+    with tarfile.open(fileobj=buffer, mode="w:") as archive:
+        stack = [""]
+        while stack:
+            rel = stack.pop()
+            try:
+                names = sorted(os.listdir(os.path.join(out_dir, rel) if rel else out_dir))
+            except OSError:
+                continue
+            for name in names:
+                rel_path = f"{rel}/{name}" if rel else name
+                full = os.path.join(out_dir, rel_path)
+                try:
+                    info = os.lstat(full)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    stack.append(rel_path)
+                elif stat.S_ISREG(info.st_mode):
+                    room = cap - used
+                    if info.st_size > room:
+                        truncated = True
+                        notes.append(f"output file {rel_path} left out: over the files limit")
+                        continue
+                    try:
+                        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                    except OSError:
+                        continue
+                    try:
+                        data = os.read(fd, room + 1)
+                    finally:
+                        os.close(fd)
+                    if len(data) > room:
+                        truncated = True
+                        continue
+                    used += len(data)
+                    entry = tarfile.TarInfo(rel_path)
+                    entry.size, entry.mode = len(data), 0o644
+                    archive.addfile(entry, io.BytesIO(data))
+                else:
+                    notes.append(f"output {rel_path} left out: not a regular file")
+    return buffer.getvalue(), truncated, notes
+
+
+def _live_cpu_s(exclude: int) -> float:
+    """CPU of every live process in this PID namespace, with what they already reaped."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == exclude:
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / CLOCK_TICKS
+
+
+def _cgroup_memory() -> tuple[int, int]:
+    """(peak bytes, OOM kills) of this sandbox's memory cgroup when it is visible here."""
+    peak = oom_kills = 0
+    for peak_file, events_file in (
+        ("/sys/fs/cgroup/memory/memory.max_usage_in_bytes", "/sys/fs/cgroup/memory/memory.oom_control"),
+        ("/sys/fs/cgroup/memory.peak", "/sys/fs/cgroup/memory.events"),
+    ):
+        try:
+            with open(peak_file) as f:
+                peak = max(peak, int(f.read().strip()))
+            with open(events_file) as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        oom_kills = max(oom_kills, int(value))
+        except (OSError, ValueError):
+            continue
+    return peak, oom_kills
+
+
+def _child_env(job_env: dict) -> dict:
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
+           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "TMPDIR": "/tmp"}
+    env.update(job_env)
+    return env
+
+
+def _run_in_this_interpreter(argv: list[str]) -> bool:
+    """Whether argv is a Python invocation the warm interpreter can run without exec."""
+    if not argv or argv[0] != "python3":
+        return False
+    rest = [a for a in argv[1:3] if a in ("-u", "-B")]
+    tail = argv[1 + len(rest):]
+    if not tail:
+        return False
+    return tail[0] in ("-c", "-m") and len(tail) >= 2 or not tail[0].startswith("-")
+
+
+def _exec_python_in_process(argv: list[str]) -> None:
+    """Run ``python3 [-u|-B] (-c CODE | -m MODULE | SCRIPT) args...`` in this process, then exit."""
+    import runpy
+    import traceback
+
+    tail = [a for a in argv[1:]]
+    while tail and tail[0] in ("-u", "-B"):
+        tail.pop(0)
+    code = 0
+    try:
+        if tail[0] == "-c":
+            sys.argv = ["-c", *tail[2:]]
+            sys.path.insert(0, "")
+            namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+            sys.modules["__main__"] = type(sys)("__main__")
+            sys.modules["__main__"].__dict__.update(namespace)
+            exec(compile(tail[1], "<string>", "exec"), sys.modules["__main__"].__dict__)
+        elif tail[0] == "-m":
+            sys.argv = [tail[1], *tail[2:]]
+            sys.path.insert(0, os.getcwd())
+            runpy.run_module(tail[1], run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = list(tail)
+            sys.path.insert(0, os.path.dirname(os.path.abspath(tail[0])))
+            runpy.run_path(tail[0], run_name="__main__")
+    except SystemExit as stop:
+        if stop.code is None:
+            code = 0
+        elif isinstance(stop.code, int):
+            code = stop.code
+        else:
+            print(stop.code, file=sys.stderr)
+            code = 1
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        pass
+    os._exit(code & 0xFF)
+
+
+def start_child(job: dict, workdir: str, out_w: int, err_w: int, warm: bool) -> int:
+    argv = list(job["argv"])
+    limits = job["limits"]
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        os.closerange(3, 1024)
+        for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
+            signal.signal(sig, signal.SIG_DFL)
+        os.chdir(workdir)
+        os.umask(0o022)
+        _prctl(PR_SET_DUMPABLE, 1)
+        try:
+            with open("/proc/self/oom_score_adj", "w") as f:
+                f.write("1000")  # the program, not its supervisor, is what the OOM killer takes
+        except OSError:
+            pass
+        cpu = int(limits["cpu_s"]) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if limits.get("file_bytes"):
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"],) * 2)
+        if limits.get("address_space_bytes"):  # only where no memory cgroup exists
+            resource.setrlimit(resource.RLIMIT_AS, (limits["address_space_bytes"],) * 2)
+        if limits.get("nproc"):
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits["nproc"],) * 2)
+        env = _child_env(job.get("env") or {})
+        if warm and _run_in_this_interpreter(argv):
+            os.environ.clear()
+            os.environ.update(env)
+            _exec_python_in_process(argv)
+        if argv and argv[0] == "python3":
+            argv[0] = sys.executable
+        os.execvpe(argv[0], argv, env)
+    except BaseException as error:  # report why the program could not start, as its stderr
+        try:
+            os.write(2, f"sandbox: cannot start {argv[:1]}: {error}\n".encode())
+        except OSError:
+            pass
+    os._exit(127)
+
+
+def _kill_everything(child: int, is_init: bool) -> None:
+    if is_init:
+        try:
+            os.kill(-1, signal.SIGKILL)  # as PID 1: everything in the sandbox but us
+        except ProcessLookupError:
+            pass
+    else:
+        try:
+            os.killpg(child, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def supervise(job: dict, warm: bool) -> tuple[dict, bytes, bytes, bytes]:
+    limits = job["limits"]
+    workdir = job["workdir"]
+    is_init = os.getpid() == 1
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    started = time.monotonic()
+    child = start_child(job, workdir, out_w, err_w, warm)
+    os.close(out_w)
+    os.close(err_w)
+
+    cap = int(limits["output_bytes"])
+    kept = {out_r: bytearray(), err_r: bytearray()}
+    seen = {out_r: 0, err_r: 0}
+    selector = selectors.DefaultSelector()
+    for fd in kept:
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
+
+    stopped_by: str | None = None
+    child_status: int | None = None
+    cpu_s = 0.0
+
+    def drain(fd: int) -> bool:
+        try:
+            chunk = os.read(fd, PIPE_CHUNK)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            selector.unregister(fd)
+            os.close(fd)
+            return False
+        seen[fd] += len(chunk)
+        room = cap - len(kept[fd])
+        if room > 0:
+            kept[fd] += chunk[:room]
+        return True
+
+    while True:
+        for key, _ in selector.select(POLL_S):
+            drain(key.fd)
+            if stopped_by is None and seen[key.fd] > cap:
+                stopped_by = "output_limit"
+                _kill_everything(child, is_init)
+        # reap: the program, and as PID 1 every orphan it left behind
+        while True:
+            try:
+                pid, status = os.waitpid(-1 if is_init else child, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            if pid == child:
+                child_status = status
+                _kill_everything(child, is_init)  # a double-forked daemon dies with its program
+        if child_status is not None and not selector.get_map():
+            break
+        used = resource.getrusage(RUSAGE_CHILDREN)
+        cpu_s = used.ru_utime + used.ru_stime + (_live_cpu_s(os.getpid()) if is_init else 0.0)
+        elapsed = time.monotonic() - started
+        if stopped_by is None and child_status is None:
+            if cpu_s > limits["cpu_s"]:
+                stopped_by = "cpu"
+                _kill_everything(child, is_init)
+            elif elapsed > limits["wall_s"]:
+                stopped_by = "wall"
+                _kill_everything(child, is_init)
+        if child_status is not None and elapsed > limits["wall_s"] + 5:
+            break  # a pipe held open by something unkillable: stop waiting for EOF
+
+    wall_s = time.monotonic() - started
+    used = resource.getrusage(RUSAGE_CHILDREN)
+    cpu_s = max(cpu_s, used.ru_utime + used.ru_stime)
+    peak, oom_kills = _cgroup_memory()
+    files, files_truncated, notes = pack_outputs(os.path.join(workdir, "out"), int(limits["files_bytes"]))
+    report = {
+        "exit_code": os.WEXITSTATUS(child_status) if child_status is not None and os.WIFEXITED(child_status) else None,
+        "signal": os.WTERMSIG(child_status) if child_status is not None and os.WIFSIGNALED(child_status) else None,
+        "stopped_by": stopped_by,
+        "wall_s": wall_s,
+        "cpu_s": cpu_s,
+        "max_rss_bytes": max(peak, used.ru_maxrss * 1024),
+        "oom_kills": oom_kills,
+        "stdout_truncated": seen[out_r] > cap,
+        "stderr_truncated": seen[err_r] > cap,
+        "files_truncated": files_truncated,
+        "notes": notes,
+    }
+    return report, bytes(kept[out_r]), bytes(kept[err_r]), files
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    warm = False
+    if args[:1] == ["--preload"]:
+        warm = True
+        for module in filter(None, args[1].split(",")):
+            __import__(module)
+    _prctl(PR_SET_DUMPABLE, 0)  # the program may not read our memory or our stdout through /proc
+    os.umask(0o077)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    _write_all(1, READY)
+    job, tar_bytes = read_job(0)
+    unpack_files(tar_bytes, job["workdir"])
+    del tar_bytes
+    report, stdout, stderr, files = supervise(job, warm)
+    report.update(stdout_len=len(stdout), stderr_len=len(stderr), files_len=len(files))
+    header = json.dumps(report).encode()
+    _write_all(1, struct.pack(">I", len(header)) + header + stdout + stderr + files)
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""A memory + pids cgroup per local run (cgroup v1 or v2), where the host lets us make one."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+
+def _mounts() -> dict[str, Path]:
+    """Controller name ('memory', 'pids', or 'unified' for v2) -> mount point."""
+    found: dict[str, Path] = {}
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        before, _, after = line.partition(" - ")
+        fields, tail = before.split(), after.split()
+        if len(tail) < 3:
+            continue
+        if tail[0] == "cgroup":
+            for option in tail[2].split(","):
+                if option in ("memory", "pids"):
+                    found.setdefault(option, Path(fields[4]))
+        elif tail[0] == "cgroup2":
+            found.setdefault("unified", Path(fields[4]))
+    return found
+
+
+def _own_paths() -> dict[str, str]:
+    """Controller -> this process's cgroup path ('' key for v2)."""
+    paths: dict[str, str] = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
+
+
+class RunCgroup:
+    """The cgroup(s) one sandbox lives in: limits memory (swap included) and processes."""
+
+    def __init__(self, dirs: list[Path], version: int) -> None:
+        self.dirs = dirs
+        self.version = version
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    @classmethod
+    def create(cls, memory_bytes: int, pids: int) -> RunCgroup | None:
+        """Make the cgroup with its limits, or None (no permission, no controller)."""
+        try:
+            mounts, own = _mounts(), _own_paths()
+        except OSError:
+            return None
+        name = f"graphdojo-{uuid.uuid4().hex[:12]}"
+        if "memory" in mounts and "pids" in mounts:
+            return cls._create_v1(mounts, own, name, memory_bytes, pids)
+        if "unified" in mounts:
+            return cls._create_v2(mounts["unified"], own.get("", "/"), name, memory_bytes, pids)
+        return None
+
+    @classmethod
+    def _create_v1(cls, mounts, own, name, memory_bytes, pids) -> RunCgroup | None:
+        memory_dir = mounts["memory"] / own.get("memory", "/").lstrip("/") / name
+        pids_dir = mounts["pids"] / own.get("pids", "/").lstrip("/") / name
+        group = cls([memory_dir, pids_dir], 1)
+        try:
+            memory_dir.mkdir()
+            pids_dir.mkdir()
+            (memory_dir / "memory.limit_in_bytes").write_text(str(memory_bytes))
+            # swap == memory, or a memory bomb swaps instead of meeting the OOM killer
+            swap_limit = memory_dir / "memory.memsw.limit_in_bytes"
+            if swap_limit.exists():
+                swap_limit.write_text(str(memory_bytes))
+            (pids_dir / "pids.max").write_text(str(pids))
+        except OSError:
+            group.remove()
+            return None
+        return group
+
+    @classmethod
+    def _create_v2(cls, mount, own_path, name, memory_bytes, pids) -> RunCgroup | None:
+        parent = mount / own_path.lstrip("/")
+        try:
+            available = (parent / "cgroup.controllers").read_text().split()
+        except OSError:
+            return None
+        if "memory" not in available or "pids" not in available:
+            return None
+        group = cls([parent / name], 2)
+        try:
+            (parent / name).mkdir()
+            (parent / name / "memory.max").write_text(str(memory_bytes))
+            (parent / name / "memory.swap.max").write_text("0")
+            (parent / name / "pids.max").write_text(str(pids))
+        except OSError:
+            group.remove()
+            return None
+        return group
+
+    def _read(self, filename: str) -> str:
+        for d in self.dirs:
+            try:
+                return (d / filename).read_text()
+            except OSError:
+                continue
+        return ""
+
+    def peak_bytes(self) -> int:
+        text = self._read("memory.max_usage_in_bytes" if self.version == 1 else "memory.peak")
+        return int(text) if text.strip().isdigit() else 0
+
+    def oom_kills(self) -> int:
+        text = self._read("memory.oom_control" if self.version == 1 else "memory.events")
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        # old v1 kernels have no oom_kill counter: hitting the limit is the best sign left
+        failcnt = self._read("memory.failcnt")
+        return 1 if self.version == 1 and failcnt.strip() not in ("", "0") and "oom_kill" not in text else 0
+
+    def kill_all(self) -> None:
+        """SIGKILL every process left in the group, until it is empty (a fork bomb races us)."""
+        for _ in range(100):
+            pids = {int(p) for d in self.dirs for p in _safe_read(d / "cgroup.procs").split()}
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        self.kill_all()
+        for d in self.dirs:
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.02)  # the last killed tasks are still leaving
+
+
+def _safe_read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""

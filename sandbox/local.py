@@ -1,0 +1,223 @@
+"""The bubblewrap backend: the embedded default where no container engine runs.
+
+How the sandbox is built (found by trying bwrap 0.8 as real root, see tests/sandbox):
+
+- ``--unshare-all`` as root also makes a user namespace that maps only uid 0, so the
+  in-sandbox judge could never ``setuid(65534)`` (EINVAL/EPERM) and bwrap maps at most one
+  uid. So no user namespace: ``--unshare-ipc --unshare-pid --unshare-net --unshare-uts
+  --unshare-cgroup-try`` with the real uid 0, as Docker does without userns-remap.
+- ``--cap-drop ALL --cap-add CAP_SETUID --cap-add CAP_SETGID --cap-add CAP_KILL`` leaves
+  exactly those three capabilities (CapEff 0xe0). CAP_KILL is kept because the judge,
+  uid 0, must be able to SIGKILL its child running as uid 65534 (a signal to another
+  uid needs it); it reaches nothing outside the sandbox's own PID namespace.
+  bwrap always sets no_new_privs, so neither exec as root nor a setuid binary can gain
+  back a capability, and ``setuid(65534)`` drops all three.
+- ``--as-pid-1`` makes our trusted bootstrap PID 1, which the program cannot signal.
+- The root is bwrap's own tmpfs, remounted read-only; /usr (and the worker's Python, so
+  ``python3`` has numpy and torch) are bound read-only; /tmp and the work folder are
+  size-capped tmpfs; /proc is the namespace's own, /dev a minimal one, /sys absent.
+  Files go in and out over the bootstrap's stdin/stdout, never through a host folder.
+- Memory (swap included) and processes are capped by a cgroup made per run; where none
+  can be made, RLIMIT_AS and RLIMIT_NPROC stand in (weaker: NPROC does not bind uid 0)
+  and the outcome says so. The host enforces the wall clock by SIGKILL of bwrap, whose
+  ``--die-with-parent`` child is PID 1, taking the whole namespace with it.
+"""
+from __future__ import annotations
+
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
+from sandbox.cgroups import RunCgroup
+from sandbox.protocol import (
+    BOOTSTRAP_PATH,
+    HOST_GRACE_S,
+    READY,
+    ProtocolError,
+    encode_job,
+    failed_outcome,
+    outcome_from_report,
+    report_budget,
+)
+
+WORKDIR = "/job"
+SANDBOX_BOOTSTRAP = "/opt/graphdojo/bootstrap.py"
+UNISOLATED_NOTE = "unisolated development mode: no isolation"
+STARTUP_GRACE_S = 10.0
+CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL")
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf",
+             "localtime", "hosts")
+
+
+class LocalSandbox(Sandbox):
+    name = "local"
+
+    def __init__(self, *, allow_unisolated: bool = False, bwrap: str | None = None, **_ignored: object) -> None:
+        self.bwrap = bwrap or shutil.which("bwrap") or ("/usr/bin/bwrap" if os.path.exists("/usr/bin/bwrap") else None)
+        self.unisolated = self.bwrap is None
+        if self.unisolated and not allow_unisolated:
+            raise SandboxUnavailable(
+                "bubblewrap (bwrap) is not installed, so untrusted code cannot be isolated here: "
+                "apt-get install bubblewrap, or use the docker backend; allow_unisolated=True "
+                "runs without isolation, for development only")
+
+    def run(
+        self,
+        files: Mapping[str, bytes],
+        argv: Sequence[str],
+        limits: Limits,
+        options: RunOptions | None = None,
+    ) -> Outcome:
+        options = options or RunOptions()
+        if options.gpus:
+            raise SandboxUnavailable("the local backend has no GPU path; run GPU jobs on the docker backend")
+        memory_bytes = limits.memory_mb * 1024 * 1024
+        cgroup = RunCgroup.create(memory_bytes, limits.pids)
+        notes: list[str] = [UNISOLATED_NOTE] if self.unisolated else []
+        extra: dict[str, int] = {}
+        if cgroup is None:
+            notes.append("no memory cgroup here: memory and processes limited by rlimits only")
+            extra = {"address_space_bytes": memory_bytes, "nproc": limits.pids}
+        scratch = tempfile.mkdtemp(prefix="graphdojo-") if self.unisolated else None
+        try:
+            command = self._command(limits, scratch)
+            workdir = os.path.join(scratch, "job") if scratch else WORKDIR
+            job = encode_job(files, argv, limits, options.env, workdir, extra)
+            return self._run(command, job, limits, cgroup, notes, memory_by_rlimit=cgroup is None)
+        finally:
+            if cgroup is not None:
+                cgroup.remove()
+            if scratch:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+    def _command(self, limits: Limits, scratch: str | None) -> list[str]:
+        python = sys.executable
+        if self.unisolated:
+            return [python, str(BOOTSTRAP_PATH)]
+        tmpfs_bytes = str(limits.tmpfs_mb * 1024 * 1024)
+        command = [
+            self.bwrap,
+            "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+            "--new-session", "--die-with-parent", "--as-pid-1", "--clearenv",
+            "--hostname", "sandbox",
+            "--cap-drop", "ALL",
+        ]
+        for capability in CAPABILITIES:
+            command += ["--cap-add", capability]
+        command += ["--ro-bind", "/usr", "/usr"]
+        for top in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
+            path = Path("/") / top
+            if path.is_symlink():
+                command += ["--symlink", os.readlink(path), str(path)]
+            elif path.is_dir():
+                command += ["--ro-bind", str(path), str(path)]
+        for name in ETC_FILES:
+            command += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        for prefix in sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(python)))}):
+            if not prefix.startswith("/usr"):
+                command += ["--ro-bind", prefix, prefix]
+        command += [
+            "--ro-bind", str(BOOTSTRAP_PATH), SANDBOX_BOOTSTRAP,
+            "--proc", "/proc",
+            "--dev", "/dev",
+            "--size", tmpfs_bytes, "--tmpfs", "/tmp",
+            "--size", tmpfs_bytes, "--tmpfs", WORKDIR,
+            "--remount-ro", "/",
+            "--chdir", "/",
+            python, "-I", SANDBOX_BOOTSTRAP,
+        ]
+        return command
+
+    def _run(self, command, job: bytes, limits: Limits, cgroup: RunCgroup | None,
+             notes: list[str], memory_by_rlimit: bool) -> Outcome:
+        # The worker's environment (secrets included) never reaches the sandbox.
+        env = {"PATH": "/usr/bin:/bin", "GD_CGROUP_PROCS": " ".join(cgroup.procs_files if cgroup else [])}
+        # Join the cgroup before exec, so that nothing the sandbox forks escapes it.
+        launcher = ["/bin/sh", "-c", 'for f in $GD_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; exec "$@"', "sh"]
+        started = time.monotonic()
+        deadline = started + STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S
+        process = subprocess.Popen(
+            launcher + command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, start_new_session=True, close_fds=True)
+        try:
+            stdout, stderr, ended = pump(process, job, report_budget(limits) + len(READY), deadline)
+        finally:
+            if process.poll() is None:
+                _kill(process)
+            if cgroup is not None:
+                cgroup.kill_all()
+            process.wait()
+        wall = time.monotonic() - started
+        oom = cgroup.oom_kills() > 0 if cgroup else False
+        peak = cgroup.peak_bytes() if cgroup else 0
+        if ended != "eof":
+            status = "timeout" if ended == "deadline" else "sandbox_error"
+            return failed_outcome(status, self.name, wall, [*notes, f"stopped by the host: {ended}"])
+        report = stdout[len(READY):] if stdout.startswith(READY) else stdout
+        try:
+            return outcome_from_report(report, limits, self.name, oom_seen=oom, peak_bytes=peak,
+                                       memory_by_rlimit=memory_by_rlimit, notes=notes)
+        except ProtocolError as error:
+            if oom:
+                return failed_outcome("memory", self.name, wall, [*notes, "the sandbox was OOM-killed"])
+            detail = stderr.decode(errors="replace").strip()[-2000:]
+            return failed_outcome("sandbox_error", self.name, wall, [*notes, f"{error}; exit {process.returncode}: {detail}"])
+
+
+def pump(process: subprocess.Popen, job: bytes, budget: int, deadline: float) -> tuple[bytes, bytes, str]:
+    """Feed the job, read stdout within ``budget`` bytes and stderr within 64 KiB, until EOF or deadline.
+
+    Returns (stdout, stderr, how it ended: "eof", "deadline" or "report too large").
+    """
+    selector = selectors.DefaultSelector()
+    stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+    os.set_blocking(stdin.fileno(), False)
+    selector.register(stdin, selectors.EVENT_WRITE)
+    selector.register(stdout, selectors.EVENT_READ)
+    selector.register(stderr, selectors.EVENT_READ)
+    received = {stdout: bytearray(), stderr: bytearray()}
+    caps = {stdout: budget, stderr: 64 * 1024}
+    view = memoryview(job)
+    open_readers = 2
+    while open_readers:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return bytes(received[stdout]), bytes(received[stderr]), "deadline"
+        for key, _ in selector.select(min(remaining, 1.0)):
+            if key.fileobj is stdin:
+                try:
+                    view = view[os.write(stdin.fileno(), view[:65536]):]
+                except (BrokenPipeError, BlockingIOError) as error:
+                    if isinstance(error, BrokenPipeError):
+                        view = view[:0]
+                if not view:
+                    selector.unregister(stdin)
+                    stdin.close()
+                continue
+            chunk = os.read(key.fileobj.fileno(), 65536)
+            if not chunk:
+                selector.unregister(key.fileobj)
+                open_readers -= 1
+                continue
+            buffer = received[key.fileobj]
+            if len(buffer) + len(chunk) > caps[key.fileobj]:
+                if key.fileobj is stdout:
+                    return bytes(buffer), bytes(received[stderr]), "report too large"
+                chunk = chunk[:max(0, caps[stderr] - len(buffer))]
+            buffer += chunk
+    return bytes(received[stdout]), bytes(received[stderr]), "eof"
+
+
+def _kill(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,170 @@
+"""The host's half of the bootstrap protocol (see bootstrap.py): jobs out, reports in.
+
+Everything that comes back from a sandbox is read with a byte budget and parsed
+defensively: a hostile program may have written anything on the way.
+"""
+from __future__ import annotations
+
+import io
+import json
+import struct
+import tarfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from sandbox.base import OUTPUT_DIR, Limits, Outcome
+
+BOOTSTRAP_PATH = Path(__file__).with_name("bootstrap.py")
+READY = b"GDREADY\n"
+REPORT_HEADER_MAX = 64 * 1024
+# Wall clock granted beyond limits.wall_s before the host kills the sandbox itself: the
+# bootstrap normally stops the program first and reports it.
+HOST_GRACE_S = 5.0
+
+
+class ProtocolError(Exception):
+    """The sandbox did not answer in the bootstrap's format."""
+
+
+def encode_job(
+    files: Mapping[str, bytes],
+    argv: Sequence[str],
+    limits: Limits,
+    env: Mapping[str, str],
+    workdir: str,
+    extra_limits: Mapping[str, int] | None = None,
+) -> bytes:
+    job = {
+        "argv": list(argv),
+        "env": dict(env),
+        "workdir": workdir,
+        "limits": {
+            "cpu_s": limits.cpu_s,
+            "wall_s": limits.wall_s,
+            "output_bytes": limits.output_bytes,
+            "files_bytes": limits.files_bytes,
+            "file_bytes": limits.tmpfs_mb * 1024 * 1024,
+            **(extra_limits or {}),
+        },
+    }
+    header = json.dumps(job).encode()
+    archive = tar_of(files)
+    return struct.pack(">I", len(header)) + header + struct.pack(">Q", len(archive)) + archive
+
+
+def tar_of(files: Mapping[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:") as archive:
+        for name, data in sorted(files.items()):
+            entry = tarfile.TarInfo(name.lstrip("/"))
+            entry.size, entry.mode = len(data), 0o600
+            archive.addfile(entry, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def report_budget(limits: Limits) -> int:
+    """The most bytes an honest bootstrap report can take; more is a protocol error."""
+    return REPORT_HEADER_MAX + 2 * limits.output_bytes + 2 * limits.files_bytes + 1024 * 1024
+
+
+def split_report(data: bytes) -> tuple[dict, bytes, bytes, bytes]:
+    """Cut a bootstrap report (bytes after READY) into header, stdout, stderr, files tar."""
+    if len(data) < 4:
+        raise ProtocolError("the sandbox ended without a report")
+    (header_len,) = struct.unpack(">I", data[:4])
+    if header_len > REPORT_HEADER_MAX or len(data) < 4 + header_len:
+        raise ProtocolError("the sandbox's report header is cut or too large")
+    try:
+        report = json.loads(data[4:4 + header_len])
+        sizes = [int(report[k]) for k in ("stdout_len", "stderr_len", "files_len")]
+    except (ValueError, KeyError, TypeError) as error:
+        raise ProtocolError(f"unreadable report header: {error}") from None
+    body = data[4 + header_len:]
+    if any(n < 0 for n in sizes) or sum(sizes) != len(body):
+        raise ProtocolError("the sandbox's report body does not match its header")
+    stdout = body[:sizes[0]]
+    stderr = body[sizes[0]:sizes[0] + sizes[1]]
+    return report, stdout, stderr, body[sizes[0] + sizes[1]:]
+
+
+def files_from_tar(tar_bytes: bytes, cap: int) -> tuple[dict[str, bytes], bool]:
+    """Regular files from the output tar, at most ``cap`` bytes; links and odd names dropped."""
+    files: dict[str, bytes] = {}
+    used, truncated = 0, False
+    if not tar_bytes:
+        return files, False
+    try:
+        with tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:") as archive:
+            for member in archive:
+                parts = member.name.split("/")
+                if not member.isfile() or member.name.startswith("/") or ".." in parts:
+                    continue
+                if used + member.size > cap:
+                    truncated = True
+                    continue
+                files[f"{OUTPUT_DIR}/{member.name}"] = archive.extractfile(member).read()
+                used += member.size
+    except tarfile.TarError:
+        truncated = True
+    return files, truncated
+
+
+def outcome_from_report(
+    data: bytes,
+    limits: Limits,
+    backend: str,
+    *,
+    oom_seen: bool = False,
+    peak_bytes: int = 0,
+    memory_by_rlimit: bool = False,
+    notes: Sequence[str] = (),
+) -> Outcome:
+    """Decide the status from a bootstrap report plus what the host knows of the memory cgroup."""
+    report, stdout, stderr, tar_bytes = split_report(data)
+    files, files_cut = files_from_tar(tar_bytes, limits.files_bytes)
+    files_truncated = bool(report.get("files_truncated")) or files_cut
+    signal = report.get("signal")
+    peak = max(int(report.get("max_rss_bytes") or 0), peak_bytes)
+    killed_by_oom = oom_seen or int(report.get("oom_kills") or 0) > 0
+    if not killed_by_oom and signal == 9 and peak >= 0.9 * limits.memory_mb * 1024 * 1024:
+        killed_by_oom = True  # the engine's OOM flag is not always set; the peak tells
+    if not killed_by_oom and memory_by_rlimit and b"MemoryError" in stderr[-4096:]:
+        killed_by_oom = True  # no memory cgroup: an RLIMIT_AS allocation failure
+    stopped_by = report.get("stopped_by")
+    if stopped_by in ("cpu", "wall"):
+        status = "timeout"
+    elif killed_by_oom:
+        status = "memory"
+    elif stopped_by == "output_limit" or report.get("stdout_truncated") or report.get("stderr_truncated"):
+        status = "output_limit"
+    elif signal is not None:
+        status = "signal"
+    elif files_truncated:
+        status = "output_limit"
+    else:
+        status = "ok"
+    return Outcome(
+        status=status,
+        exit_code=report.get("exit_code"),
+        signal=signal,
+        stdout=stdout,
+        stderr=stderr,
+        stdout_truncated=bool(report.get("stdout_truncated")),
+        stderr_truncated=bool(report.get("stderr_truncated")),
+        files=files,
+        files_truncated=files_truncated,
+        wall_s=float(report.get("wall_s") or 0.0),
+        cpu_s=float(report.get("cpu_s") or 0.0),
+        max_rss_bytes=peak,
+        backend=backend,
+        notes=[*notes, *[str(n) for n in report.get("notes") or []][:20]],
+    )
+
+
+def failed_outcome(status: str, backend: str, wall_s: float, notes: Sequence[str]) -> Outcome:
+    """An outcome for a sandbox that gave no report (killed by the host, or broken)."""
+    return Outcome(
+        status=status, exit_code=None, signal=None, stdout=b"", stderr=b"",
+        stdout_truncated=False, stderr_truncated=False, files={}, files_truncated=False,
+        wall_s=wall_s, cpu_s=0.0, max_rss_bytes=0, backend=backend, notes=list(notes),
+    )
