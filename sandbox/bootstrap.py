@@ -360,7 +360,9 @@ def supervise(job: dict, warm: bool) -> tuple[dict, bytes, bytes, bytes]:
                 break
             if pid == child:
                 child_status = status
-                _kill_everything(child, is_init)  # a double-forked daemon dies with its program
+        if child_status is not None or stopped_by is not None:
+            # again on every turn: a process caught mid-fork may have left a child behind
+            _kill_everything(child, is_init)  # a double-forked daemon dies with its program
         if child_status is not None and not selector.get_map():
             break
         used = resource.getrusage(RUSAGE_CHILDREN)

@@ -1,0 +1,503 @@
+"""The Docker Engine backend: one fresh, hardened container per run, an optional warm pool.
+
+Every run gets a new container (never reused, never exec-ed into) whose PID 1 is the
+trusted bootstrap (bootstrap.py). Files go in as a tar over the container's stdin and
+come back, with the program's capped stdout and stderr, in the bootstrap's report on its
+stdout: nothing is bind-mounted, and nothing is copied into the container's tmpfs with
+put_archive (a tmpfs mounted at start hides what put_archive wrote before it, and a
+read-only root refuses it).
+
+The host enforces a wall clock beyond the bootstrap's own (kill, not stop), removes the
+container in every case, and labels every container so that ``janitor()`` can remove
+what a crashed worker left behind.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import struct
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import docker
+from docker.errors import APIError, DockerException, ImageNotFound, NotFound
+from docker.types import DeviceRequest, LogConfig, Ulimit
+
+from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
+from sandbox.protocol import (
+    HOST_GRACE_S,
+    READY,
+    ProtocolError,
+    encode_job,
+    failed_outcome,
+    outcome_from_report,
+    report_budget,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_IMAGE = "graphdojo-sandbox:latest"
+WORKDIR = "/job"
+LABEL = "graphdojo.sandbox"
+EXPIRES_LABEL = "graphdojo.expires"
+POOL_LABEL = "graphdojo.pool"
+CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # what the judge needs to drop to uid 65534 and stop its child
+STARTUP_GRACE_S = 30.0   # a cold container must have read its job within this
+POOL_TTL_S = 3600.0      # a pooled container older than this is replaced (and the janitor may take it)
+POOL_READY_TIMEOUT_S = 120.0
+STDERR_CAP = 64 * 1024
+# gVisor's sentry runs its own host threads inside the container's pids cgroup: it fails to
+# start under ~40, and on the ptrace platform a fork loop makes it grow hundreds more (686
+# after 3 s here) until, at the limit, the sentry dies. So under runsc the host cap is
+# only a backstop; the program's own processes are capped by RLIMIT_NPROC, which gVisor
+# enforces even for root.
+RUNSC_HOST_PIDS = 4096
+
+
+def container_config(
+    image: str,
+    limits: Limits,
+    options: RunOptions,
+    runtime: str = "runc",
+    preload: Sequence[str] = (),
+    lifetime_s: float | None = None,
+) -> dict[str, Any]:
+    """The keyword arguments of ``containers.create`` for one sandbox (pure, so it can be inspected)."""
+    lifetime_s = lifetime_s if lifetime_s is not None else STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S + 60
+    labels = {LABEL: "1", EXPIRES_LABEL: f"{time.time() + lifetime_s:.0f}"}
+    if preload:
+        labels[POOL_LABEL] = "1"
+    config: dict[str, Any] = dict(
+        image=image,
+        command=["--preload", ",".join(preload)] if preload else [],
+        labels=labels,
+        detach=True,
+        stdin_open=True,
+        tty=False,
+        user="0:0",  # root inside, with only the capabilities below: the judge drops to 65534
+        hostname="sandbox",
+        environment={},  # nothing of the worker's environment, secrets included
+        network_mode="none",
+        read_only=True,
+        tmpfs={
+            "/tmp": f"rw,nosuid,nodev,size={limits.tmpfs_mb}m,mode=1777",
+            WORKDIR: f"rw,nosuid,nodev,size={limits.tmpfs_mb}m,mode=0700",
+        },
+        working_dir="/",
+        mem_limit=f"{limits.memory_mb}m",
+        memswap_limit=f"{limits.memory_mb}m",  # swap == memory, or the OOM killer never fires inside the limit
+        pids_limit=RUNSC_HOST_PIDS if runtime == "runsc" else limits.pids,
+        nano_cpus=int(limits.cpus * 1e9),
+        cap_drop=["ALL"],
+        cap_add=CAPABILITIES,
+        security_opt=["no-new-privileges"],
+        ulimits=[Ulimit(name="core", soft=0, hard=0)],
+        # Output reaches the host only through the attach stream, read with a budget:
+        # the engine must not keep a flood on disk.
+        log_config=LogConfig(type="none"),
+        runtime=runtime,
+        # The bootstrap is PID 1 and reaps like an init; docker's init would make it
+        # PID 2 and so killable by the program (kill(-1)).
+        init=False,
+    )
+    if options.gpus:
+        if isinstance(options.gpus, int):
+            request = DeviceRequest(count=options.gpus, capabilities=[["gpu"]])
+        else:
+            request = DeviceRequest(device_ids=list(options.gpus), capabilities=[["gpu"]])
+        config["device_requests"] = [request]
+    return config
+
+
+class _Attached:
+    """A container, attached before start, speaking the bootstrap protocol over its stdin/stdout."""
+
+    def __init__(self, container, raw_socket: socket.socket, keepalive: object) -> None:
+        self.container = container
+        self.socket = raw_socket
+        self._keepalive = keepalive  # the SDK's wrapper closes the socket when collected
+        self._buffer = bytearray()
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.eof = False
+        self.created = time.time()
+
+    def send(self, data: bytes) -> None:
+        self.socket.settimeout(30)
+        self.socket.sendall(data)
+
+    def read_until(self, deadline: float, stdout_budget: int, stop_after: bytes | None = None) -> str:
+        """Read multiplexed frames until EOF, the deadline, the budget or ``stop_after`` on stdout."""
+        while True:
+            if stop_after is not None and self.stdout.startswith(stop_after):
+                return "stop"
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "deadline"
+            self.socket.settimeout(min(remaining, 1.0))
+            try:
+                chunk = self.socket.recv(65536)
+            except (socket.timeout, BlockingIOError):
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.eof = True
+                return "eof"
+            self._buffer += chunk
+            while len(self._buffer) >= 8:
+                stream, size = self._buffer[0], struct.unpack(">I", self._buffer[4:8])[0]
+                if len(self._buffer) < 8 + size:
+                    break
+                payload = bytes(self._buffer[8:8 + size])
+                del self._buffer[:8 + size]
+                if stream == 2:
+                    self.stderr += payload[:max(0, STDERR_CAP - len(self.stderr))]
+                else:
+                    self.stdout += payload
+            if len(self.stdout) > stdout_budget:
+                return "report too large"
+
+    def close(self) -> None:
+        try:
+            self.socket.close()
+        except OSError:
+            pass
+
+
+class DockerSandbox(Sandbox):
+    name = "docker"
+
+    def __init__(
+        self,
+        *,
+        image: str = DEFAULT_IMAGE,
+        runtime: str = "runc",
+        pool_size: int = 0,
+        pool_limits: Limits | None = None,
+        preload: Sequence[str] = ("numpy", "torch"),
+        docker_base_url: str | None = None,
+        **_ignored: object,
+    ) -> None:
+        if runtime not in ("runc", "runsc"):
+            raise ValueError(f'runtime must be "runc" or "runsc" (gVisor), got {runtime!r}')
+        self.image = image
+        self.runtime = runtime
+        self.name = f"docker-{runtime}"
+        self.base_url = docker_base_url
+        self.client = self._connect()
+        try:
+            self.client.images.get(image)
+        except ImageNotFound:
+            raise SandboxUnavailable(f"the sandbox image {image} is missing: run `make image`") from None
+        except (DockerException, OSError) as error:
+            raise SandboxUnavailable(f"the Docker engine does not answer: {error}") from None
+        if runtime not in (self.client.info().get("Runtimes") or {}):
+            raise SandboxUnavailable(
+                f"the Docker engine has no {runtime} runtime: register it in /etc/docker/daemon.json "
+                "(sandbox/image/ci-setup.sh does) and restart dockerd")
+        self.janitor()
+        self.pool = WarmPool(self, pool_size, preload, pool_limits or Limits()) if pool_size > 0 else None
+
+    def _connect(self) -> docker.DockerClient:
+        try:
+            if self.base_url:
+                return docker.DockerClient(base_url=self.base_url, timeout=60)
+            return docker.from_env(timeout=60)
+        except DockerException as error:
+            raise SandboxUnavailable(f"the Docker engine does not answer: {error}") from None
+
+    def close(self) -> None:
+        """Stop the pool and remove its containers."""
+        if self.pool is not None:
+            self.pool.close()
+
+    def run(
+        self,
+        files: Mapping[str, bytes],
+        argv: Sequence[str],
+        limits: Limits,
+        options: RunOptions | None = None,
+    ) -> Outcome:
+        options = options or RunOptions()
+        # gVisor enforces RLIMIT_NPROC even for root, and must: its fork bomb would
+        # otherwise exhaust the host pids the sentry itself needs and crash it.
+        extra = {"nproc": limits.pids} if self.runtime == "runsc" else {}
+        job = encode_job(files, argv, limits, options.env, WORKDIR, extra)
+        attached = self.pool.take(limits, options) if self.pool is not None else None
+        notes = ["warm pool"] if attached is not None else []
+        if attached is None:
+            attached = self.start(container_config(self.image, limits, options, self.runtime))
+        try:
+            return self._execute(attached, job, limits, notes)
+        finally:
+            self.discard(attached)
+
+    def start(self, config: dict[str, Any]) -> _Attached:
+        """Create, attach (before start, so no output is lost) and start a container."""
+        try:
+            container = self.client.containers.create(**config)
+        except (DockerException, OSError) as error:
+            raise SandboxUnavailable(f"cannot create a sandbox container: {error}") from None
+        try:
+            wrapper = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            raw = getattr(wrapper, "_sock", wrapper)
+            attached = _Attached(container, raw, wrapper)
+            container.start()
+        except (DockerException, OSError) as error:
+            _remove(container)
+            raise SandboxUnavailable(f"cannot start a sandbox container: {error}") from None
+        return attached
+
+    def _execute(self, attached: _Attached, job: bytes, limits: Limits, notes: list[str]) -> Outcome:
+        started = time.monotonic()
+        try:
+            attached.send(job)
+        except OSError as error:
+            raise SandboxUnavailable(f"the sandbox container did not take its job: {error}") from None
+        deadline = started + STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S
+        ended = attached.read_until(deadline, report_budget(limits) + len(READY))
+        killed_by_host = ended != "eof"
+        if killed_by_host:
+            _kill(attached.container)
+        exit_code, oom_flag = _wait_exit(attached.container)
+        wall = time.monotonic() - started
+        stdout = bytes(attached.stdout)
+        report = stdout[len(READY):] if stdout.startswith(READY) else stdout
+        if ended == "deadline":
+            return failed_outcome("timeout", self.name, wall, [*notes, "killed by the host: wall clock"])
+        if ended != "eof":
+            return failed_outcome("sandbox_error", self.name, wall, [*notes, f"killed by the host: {ended}"])
+        try:
+            return outcome_from_report(report, limits, self.name, oom_seen=oom_flag, notes=notes)
+        except ProtocolError as error:
+            # Under runc only the OOM killer can SIGKILL PID 1 from inside (the host did
+            # not), even when the engine's OOMKilled flag is unset. gVisor lets the program
+            # kill PID 1, but then sets OOMKilled faithfully.
+            if oom_flag or (exit_code == 137 and self.runtime == "runc"):
+                return failed_outcome("memory", self.name, wall, [*notes, "the sandbox was OOM-killed"])
+            if exit_code is not None and exit_code > 128:
+                outcome = failed_outcome("signal", self.name, wall, [*notes, "the program killed the sandbox's supervisor"])
+                outcome.signal = exit_code - 128
+                return outcome
+            detail = bytes(attached.stderr).decode(errors="replace").strip()[-2000:]
+            return failed_outcome("sandbox_error", self.name, wall, [*notes, f"{error}; exit {exit_code}: {detail}"])
+
+    def discard(self, attached: _Attached) -> None:
+        attached.close()
+        _remove(attached.container)
+
+    def janitor(self) -> int:
+        """Remove labelled containers past their expiry (orphans of crashed workers); returns how many."""
+        return janitor(self.client)
+
+
+def janitor(client: docker.DockerClient, now: float | None = None) -> int:
+    now = time.time() if now is None else now
+    removed = 0
+    try:
+        containers = client.containers.list(all=True, filters={"label": LABEL})
+    except (DockerException, OSError):
+        return 0
+    for container in containers:
+        try:
+            expires = float(container.labels.get(EXPIRES_LABEL, "0"))
+        except ValueError:
+            expires = 0.0
+        if expires < now:
+            _remove(container)
+            removed += 1
+    return removed
+
+
+def _kill(container) -> None:
+    try:
+        container.kill()
+    except (DockerException, OSError):
+        pass
+
+
+def _remove(container) -> None:
+    for _ in range(3):
+        try:
+            container.remove(force=True)
+            return
+        except NotFound:
+            return
+        except APIError as error:
+            if "already in progress" in str(error):
+                return
+            time.sleep(0.2)
+        except (DockerException, OSError):
+            time.sleep(0.2)
+
+
+def _wait_exit(container) -> tuple[int | None, bool]:
+    """The container's exit code and OOMKilled flag, once it stopped."""
+    try:
+        result = container.wait(timeout=30)
+        container.reload()
+        return result.get("StatusCode"), bool(container.attrs["State"].get("OOMKilled"))
+    except (DockerException, OSError, KeyError):
+        _kill(container)
+        return None, False
+
+
+class WarmPool:
+    """Pre-started containers, each waiting for exactly one job with numpy and torch imported.
+
+    A pool exists per container shape (memory, pids, CPUs, tmpfs): those are fixed when a
+    container starts. A background thread keeps ``size`` ready containers per shape it has
+    seen, replaces each one taken, and treats a dead one (engine restart, OOM while idle)
+    as missing: ``take`` returns None and the run starts cold.
+    """
+
+    MAX_SHAPES = 4
+
+    def __init__(self, sandbox: DockerSandbox, size: int, preload: Sequence[str], limits: Limits) -> None:
+        self.sandbox = sandbox
+        self.size = size
+        self.preload = tuple(preload)
+        self._ready: dict[tuple, deque[_Attached]] = {}
+        self._shapes: dict[tuple, Limits] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._closed = False
+        self.add_shape(limits)
+        self._thread = threading.Thread(target=self._fill_forever, name="sandbox-warm-pool", daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def shape(limits: Limits) -> tuple:
+        return (limits.memory_mb, limits.pids, limits.cpus, limits.tmpfs_mb)
+
+    def add_shape(self, limits: Limits) -> None:
+        with self._lock:
+            key = self.shape(limits)
+            if key not in self._shapes:
+                if len(self._shapes) >= self.MAX_SHAPES:
+                    oldest = next(iter(self._shapes))
+                    del self._shapes[oldest]
+                    for attached in self._ready.pop(oldest, ()):
+                        self.sandbox.discard(attached)
+                self._shapes[key] = limits
+                self._ready.setdefault(key, deque())
+        self._wake.set()
+
+    def take(self, limits: Limits, options: RunOptions) -> _Attached | None:
+        """A ready container of this shape that is still alive, or None (start cold)."""
+        if options.gpus:
+            return None  # GPU runs are rare and need device requests: always cold
+        key = self.shape(limits)
+        if key not in self._shapes:
+            self.add_shape(limits)
+            return None
+        while True:
+            with self._lock:
+                queue = self._ready.get(key)
+                attached = queue.popleft() if queue else None
+            self._wake.set()
+            if attached is None:
+                return None
+            if _alive(attached):
+                return attached
+            self.sandbox.discard(attached)
+
+    def ready_count(self) -> int:
+        with self._lock:
+            return sum(len(q) for q in self._ready.values())
+
+    def wait_ready(self, timeout: float = POOL_READY_TIMEOUT_S) -> bool:
+        """Block until every shape has ``size`` ready containers (for tests and benchmarks)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if all(len(self._ready.get(k, ())) >= self.size for k in self._shapes):
+                    return True
+            time.sleep(0.1)
+        return False
+
+    def close(self) -> None:
+        self._closed = True
+        self._wake.set()
+        self._thread.join(timeout=POOL_READY_TIMEOUT_S)
+        with self._lock:
+            leftovers = [a for q in self._ready.values() for a in q]
+            self._ready.clear()
+        for attached in leftovers:
+            self.sandbox.discard(attached)
+
+    def _missing(self) -> tuple[tuple, Limits] | None:
+        with self._lock:
+            for key, limits in self._shapes.items():
+                queue = self._ready[key]
+                for attached in list(queue):
+                    if time.time() - attached.created > POOL_TTL_S / 2:
+                        queue.remove(attached)
+                        self.sandbox.discard(attached)
+                if len(queue) < self.size:
+                    return key, limits
+        return None
+
+    def _fill_forever(self) -> None:
+        backoff = 1.0
+        last_janitor = time.monotonic()
+        while not self._closed:
+            if time.monotonic() - last_janitor > 60:
+                self.sandbox.janitor()
+                self._drop_dead()
+                last_janitor = time.monotonic()
+            missing = self._missing()
+            if missing is None:
+                self._wake.wait(timeout=5.0)
+                self._wake.clear()
+                continue
+            key, limits = missing
+            try:
+                attached = self._start_one(limits)
+            except (SandboxUnavailable, DockerException, OSError) as error:
+                log.warning("warm pool: cannot start a container (%s); retrying in %.0f s", error, backoff)
+                self._wake.wait(timeout=backoff)
+                self._wake.clear()
+                backoff = min(backoff * 2, 30.0)
+                continue
+            backoff = 1.0
+            with self._lock:
+                if key in self._ready and not self._closed:
+                    self._ready[key].append(attached)
+                    attached = None
+            if attached is not None:
+                self.sandbox.discard(attached)
+
+    def _start_one(self, limits: Limits) -> _Attached:
+        config = container_config(self.sandbox.image, limits, RunOptions(), self.sandbox.runtime,
+                                  preload=self.preload, lifetime_s=POOL_TTL_S)
+        attached = self.sandbox.start(config)
+        ended = attached.read_until(time.monotonic() + POOL_READY_TIMEOUT_S, 1024, stop_after=READY)
+        if ended != "stop":
+            self.sandbox.discard(attached)
+            detail = bytes(attached.stderr).decode(errors="replace")[-500:]
+            raise SandboxUnavailable(f"a pooled container never became ready ({ended}): {detail}")
+        return attached
+
+    def _drop_dead(self) -> None:
+        with self._lock:
+            pooled = [(k, a) for k, q in self._ready.items() for a in q]
+        for key, attached in pooled:
+            if not _alive(attached):
+                with self._lock:
+                    if attached in self._ready.get(key, ()):
+                        self._ready[key].remove(attached)
+                self.sandbox.discard(attached)
+
+
+def _alive(attached: _Attached) -> bool:
+    try:
+        attached.container.reload()
+    except (DockerException, OSError):
+        return False
+    return attached.container.status == "running"
