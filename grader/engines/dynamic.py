@@ -238,8 +238,12 @@ class Tensor(TensorLike):
                 tensor.grad = grad if tensor.grad is None else Tensor(tensor.grad.data + grad.data)
         self._node.hooks.append(keep)
 
-    def backward(self, grad: Any = None, retain_graph: bool = False, create_graph: bool = False) -> None:
-        """Reverse-mode autodiff from this tensor; gradients add up in the leaves' ``.grad``."""
+    def backward(self, grad: Any = None, retain_graph: bool | None = None, create_graph: bool = False) -> None:
+        """Reverse-mode autodiff from this tensor; gradients add up in the leaves' ``.grad``.
+
+        As in torch, `retain_graph` defaults to `create_graph`: a graph of gradients needs the
+        forward values again.
+        """
         if not self.requires_grad:
             raise GradientError(
                 "backward() on a tensor that does not require grad: no input had requires_grad=True, "
@@ -338,13 +342,15 @@ def _accumulate(store: dict, key: int, grad: Any) -> None:
     store[key] = grad if previous is None else previous + grad
 
 
-def run_backward(root: Tensor, grad: np.ndarray, retain_graph: bool = False, create_graph: bool = False,
+def run_backward(root: Tensor, grad: np.ndarray, retain_graph: bool | None = None, create_graph: bool = False,
                  store: bool = True) -> dict[int, tuple[Tensor, Tensor]]:
     """Propagate `grad` from `root` to every leaf that requires grad.
 
     With `store` the gradients add up in each leaf's ``.grad``; either way they are returned
     as ``{id(leaf): (leaf, gradient)}``.
     """
+    if retain_graph is None:
+        retain_graph = create_graph
     emitter = _TensorEmitter if create_graph else _ArrayEmitter
     seed = Tensor(grad) if create_graph else grad
     leaf_grads: dict[int, Any] = {}
@@ -410,7 +416,7 @@ def _run_hook(hook: Callable, grad: Any, create_graph: bool) -> Any:
 
 
 def grad(outputs: Tensor, inputs: Iterable[Tensor], grad_outputs: Any = None,
-         retain_graph: bool = False, create_graph: bool = False) -> list[Tensor]:
+         retain_graph: bool | None = None, create_graph: bool = False) -> list[Tensor]:
     """Gradients of `outputs` with respect to the leaf tensors `inputs`; no ``.grad`` is touched."""
     inputs = list(inputs)
     if not outputs.requires_grad:

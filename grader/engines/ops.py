@@ -105,7 +105,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
 def _ufunc_dtype(ufunc: np.ufunc, dtypes: tuple[np.dtype, ...]) -> np.dtype:
     # numpy's own type resolution, so the static engine types exactly like numpy runs
     try:
-        return ufunc(*[np.zeros(1, d) for d in dtypes]).dtype
+        return ufunc(*[np.ones(1, d) for d in dtypes]).dtype
     except TypeError as exc:
         raise OpRuleError(f"{ufunc.__name__} does not accept dtypes {[str(d) for d in dtypes]}: {exc}") from None
 
@@ -249,7 +249,7 @@ for _name, _ufunc, _doc in [("greater", np.greater, "a > b"), ("greater_equal", 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # the tanh form never overflows, unlike 1 / (1 + exp(-x)) for large negative x
-    y = np.multiply(x, 0.5)
+    y = np.asarray(np.multiply(x, 0.5))  # 0-d input gives a scalar, which out= cannot fill
     np.tanh(y, out=y)
     y += 1
     y *= 0.5

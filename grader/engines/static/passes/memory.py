@@ -120,7 +120,9 @@ def _same_layout(producer: IRNode, node: IRNode) -> bool:
 def _best_fit(free: list[int], capacity: list[int], need: int) -> int:
     fitting = [b for b in free if capacity[b] >= need]
     if fitting:
-        chosen = min(fitting, key=lambda b: capacity[b])
+        # smallest that fits; among equals the most recently freed, whose bytes are still in cache
+        order = {b: k for k, b in enumerate(free)}
+        chosen = min(fitting, key=lambda b: (capacity[b], -order[b]))
     elif free:
         chosen = max(free, key=lambda b: capacity[b])
         capacity[chosen] = need    # grow the largest free buffer rather than add another
