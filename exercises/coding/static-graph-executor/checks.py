@@ -1,0 +1,146 @@
+"""Checks for static-graph-executor: ordering, cycles, sealing after build, missing inputs."""
+from grader.harness import Race, check, close, fn, perf, raises
+
+# The article's example: a one-neuron perceptron, wx = w * x, z = wx + b, pred = step(z).
+PERCEPTRON = [
+    ("wx", "lambda w, x: w * x", ["w", "x"]),
+    ("z", "lambda wx, b: wx + b", ["wx", "b"]),
+    ("pred", "lambda z: 1 if z >= 0 else 0", ["z"]),
+]
+FEED = {"w": 2, "x": 5, "b": -2}
+
+# Op bodies for random graphs, by number of inputs. Bounded so values stay finite.
+BODIES = {
+    0: ["lambda: 1.5", "lambda: -0.25"],
+    1: ["lambda a: a * 0.5 + 1.0", "lambda a: -a", "lambda a: math.tanh(a)", "lambda a: abs(a) - 1.0"],
+    2: ["lambda a, b: a + b", "lambda a, b: a * b * 0.5", "lambda a, b: max(a, b)", "lambda a, b: a - 0.5 * b"],
+    3: ["lambda a, b, c: (a + b + c) / 3.0", "lambda a, b, c: a * 0.25 + b - c * 0.5"],
+}
+
+
+def build_graph(program, ops):
+    graph = program.StaticGraph()
+    for name, body, deps in ops:
+        graph.add_op(name, fn(body), deps)
+    return graph
+
+
+def both(student, reference, ops, feed):
+    """Execute the same graph in both programs; return (got, want)."""
+    return build_graph(student, ops).execute(feed), build_graph(reference, ops).execute(feed)
+
+
+def random_graph(rng, size, inputs=("x0", "x1", "x2")):
+    """A random DAG of ``size`` ops over some fed inputs, returned in shuffled order."""
+    ops, names = [], list(inputs)
+    for i in range(size):
+        arity = int(rng.integers(0, 4)) if i else 1
+        deps = [str(rng.choice(names)) for _ in range(arity)]
+        bodies = BODIES[arity]
+        name = f"v{i}"
+        ops.append((name, bodies[int(rng.integers(len(bodies)))], deps))
+        names.append(name)
+    order = rng.permutation(len(ops))
+    return [ops[i] for i in order]
+
+
+def random_feed(rng, inputs=("x0", "x1", "x2")):
+    return {name: float(rng.normal()) for name in inputs}
+
+
+@check(points=1)
+def runs_the_article_example(student, reference, rng):
+    got, want = both(student, reference, PERCEPTRON, FEED)
+    close(got, want, what="execute({'w': 2, 'x': 5, 'b': -2})")
+
+
+@check(points=2)
+def follows_dependencies_not_insertion_order(student, reference, rng):
+    ops = list(reversed(PERCEPTRON))  # pred first, wx last
+    graph = build_graph(student, ops)
+    graph.build()
+    close(graph.execute(FEED), build_graph(reference, ops).execute(FEED), what="execute() of ops added as pred, z, wx")
+
+
+@check(points=1)
+def execute_builds_the_graph_if_needed(student, reference, rng):
+    ops = list(reversed(PERCEPTRON))
+    got, want = both(student, reference, ops, FEED)
+    close(got, want, what="execute() without a build() first")
+
+
+@check(points=1)
+def rejects_a_cycle(student, reference, rng):
+    graph = build_graph(student, [("a", "lambda b: b + 1", ["b"]), ("b", "lambda a: a * 2", ["a"])])
+    with raises("cycle", what="build() of a graph where a needs b and b needs a"):
+        graph.build()
+
+
+@check(points=1)
+def add_op_after_build_fails(student, reference, rng):
+    graph = build_graph(student, PERCEPTRON)
+    graph.build()
+    with raises(what="add_op() after build()"):
+        graph.add_op("late", fn("lambda pred: pred + 1"), ["pred"])
+
+
+@check(points=1)
+def names_a_missing_input(student, reference, rng):
+    graph = build_graph(student, [("scaled", "lambda x, scale: x * scale", ["x", "scale"])])
+    with raises("scale", what="execute() with 'scale' neither fed nor an op"):
+        graph.execute({"x": 3.0})
+
+
+@check(points=3)
+def random_graphs_in_any_order(student, reference, rng):
+    for size in (5, 20, 60):
+        ops = random_graph(rng, size)
+        feed = random_feed(rng)
+        got, want = both(student, reference, ops, feed)
+        close(got, want, what=f"execute() of a random graph of {size} ops")
+
+
+@check(points=1)
+def same_graph_new_feeds(student, reference, rng):
+    ops = random_graph(rng, 15)
+    graph, expected = build_graph(student, ops), build_graph(reference, ops)
+    graph.build()
+    for _ in range(3):
+        feed = random_feed(rng)
+        close(graph.execute(feed), expected.execute(feed), what="a second execute() with new inputs")
+
+
+@check(points=1)
+def repeated_and_empty_dependencies(student, reference, rng):
+    ops = [("sq", "lambda a, b: a * b", ["x", "x"]), ("k", "lambda: 4.0", []), ("out", "lambda s, k: s + k", ["sq", "k"])]
+    ops = [ops[i] for i in rng.permutation(len(ops))]
+    got, want = both(student, reference, ops, {"x": float(rng.normal())})
+    close(got, want)
+
+
+@check(points=1)
+def rejects_a_long_cycle(student, reference, rng):
+    ops = random_graph(rng, 12)
+    names = [name for name, _, _ in ops]
+    first, last = names[0], names[-1]
+    ops = ops + [("loop_a", "lambda a, b: a + b", [last, "loop_b"]), ("loop_b", "lambda a: a", ["loop_a"])]
+    graph = build_graph(student, ops)
+    with raises("cycle"):
+        graph.build()
+    del first
+
+
+@perf(points=2)
+def plan_once_run_many(student, reference, rng):
+    chain = [("v0", "lambda x: x * 0.5 + 1.0", ["x"])]
+    chain += [(f"v{i}", "lambda a: a * 0.5 + 1.0", [f"v{i - 1}"]) for i in range(1, 1000)]
+    order = rng.permutation(len(chain))
+    ops = [chain[i] for i in order]
+    mine, theirs = build_graph(student, ops), build_graph(reference, ops)
+    mine.build()
+    theirs.build()
+    return Race(
+        student=mine.execute,
+        reference=theirs.execute,
+        inputs=lambda rng: ({"x": float(rng.normal())},),
+    )

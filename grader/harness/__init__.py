@@ -1,0 +1,23 @@
+"""Code that runs inside the sandbox: the trusted judge, the workers, and the checks API.
+
+Exercise authors use::
+
+    from grader.harness import check, perf, close, equal, raises, fail, fn, Race
+
+Standard library, numpy and (only where an exercise needs it) torch.
+"""
+from grader.harness.api import (
+    TOLERANCES,
+    CheckFailed,
+    ProgramError,
+    Race,
+    check,
+    close,
+    equal,
+    fail,
+    fn,
+    perf,
+    raises,
+)
+
+__all__ = ["TOLERANCES", "CheckFailed", "ProgramError", "Race", "check", "close", "equal", "fail", "fn", "perf", "raises"]

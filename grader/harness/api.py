@@ -1,0 +1,302 @@
+"""The checks API: what an exercise's checks.py is written against.
+
+    from grader.harness import check, perf, close, equal, raises, fn, Race
+
+    @check(points=2)
+    def follows_the_dependencies(student, reference, rng):
+        got = run(student, ...)          # calls into the student's program (another process)
+        want = run(reference, ...)       # the reference solution, in a trusted process
+        close(got, want)
+
+``student`` and ``reference`` are the two programs' modules; attribute access and calls
+go to them and come back as plain data (numbers, strings, lists, dicts, numpy arrays,
+tensors as arrays) or as handles to objects that stay where they were made. ``rng`` is a
+numpy Generator drawn from the per-submission secret seed.
+"""
+from __future__ import annotations
+
+import cmath
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from grader.harness.wire import Fn, TensorArray
+
+# --- what a check can end with ---------------------------------------------------------
+
+
+class CheckFailed(AssertionError):
+    """The student's answer is wrong: the message says how (shown for visible checks)."""
+
+
+class ProgramError(Exception):
+    """A program raised while the judge called it (the student's, or the reference's)."""
+
+    def __init__(self, side: str, type_name: str, message: str, traceback: str = "", line: int | None = None):
+        super().__init__(f"{type_name}: {message}" if message else type_name)
+        self.side = side
+        self.type_name = type_name
+        self.message = message
+        self.traceback = traceback
+        self.line = line
+
+
+class ProgramStopped(BaseException):
+    """A program stopped answering: it died, ran out of time or memory, or printed too much.
+
+    A BaseException so that no ``except Exception`` in a check can swallow it.
+    """
+
+    def __init__(self, side: str, kind: str, message: str):
+        super().__init__(message)
+        self.side = side
+        self.kind = kind
+        self.message = message
+
+
+def fail(message: str) -> None:
+    """End the check as a wrong answer with ``message``."""
+    raise CheckFailed(message)
+
+
+def fn(source: str) -> Fn:
+    """A function both programs can run, given as source text: ``fn("lambda a, b: a + b")``."""
+    return Fn(source)
+
+
+# --- registering cases -----------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    function: Callable[..., Any]
+    points: float
+    is_perf: bool
+    visible: bool | None  # None: as exercise.toml says
+
+
+CASES: list[Case] = []
+
+
+def check(points: float = 1, visible: bool | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark ``def name(student, reference, rng)`` as a correctness check worth ``points``."""
+
+    def register(function: Callable[..., Any]) -> Callable[..., Any]:
+        CASES.append(Case(function.__name__, function, float(points), False, visible))
+        return function
+
+    return register
+
+
+def perf(points: float = 1, **threshold: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark ``def name(student, reference, rng) -> Race`` as a performance case.
+
+    Its threshold and baseline come from exercise.toml ``[perf.<name>]``.
+    """
+
+    def register(function: Callable[..., Any]) -> Callable[..., Any]:
+        CASES.append(Case(function.__name__, function, float(points), True, None))
+        return function
+
+    return register
+
+
+@dataclasses.dataclass
+class Race:
+    """What a perf case times: ``student(*args)`` against a baseline on the same fresh args.
+
+    ``inputs(rng)`` makes a new argument tuple for every timed pair; ``check(got, want)``
+    compares every timed output of the student with the baseline's. ``baselines`` names
+    further baselines (e.g. a naive implementation) that exercise.toml may pick.
+    """
+
+    student: Callable[..., Any]
+    reference: Callable[..., Any]
+    inputs: Callable[[np.random.Generator], tuple[Any, ...]]
+    check: Callable[[Any, Any], None] | None = None
+    baselines: dict[str, Callable[..., Any]] = dataclasses.field(default_factory=dict)
+
+    def baseline(self, name: str) -> Callable[..., Any]:
+        offered = {"reference": self.reference, **self.baselines}
+        if name not in offered:
+            raise KeyError(f"exercise.toml asks for baseline {name!r}; this perf case offers {', '.join(offered)}")
+        return offered[name]
+
+
+# --- comparing answers -----------------------------------------------------------------
+
+# (rtol, atol) per dtype, as torch.testing uses: loose enough for reordered float sums.
+TOLERANCES: dict[str, tuple[float, float]] = {
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float32": (1.3e-6, 1e-5),
+    "float64": (1e-7, 1e-7),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
+}
+
+
+def close(got: Any, want: Any, *, rtol: float | None = None, atol: float | None = None, what: str = "result") -> None:
+    """``got`` matches ``want``: same structure, keys, shapes and dtypes; floats within tolerance.
+
+    NaN and infinity must sit at the same positions. Tolerances default per dtype.
+    """
+    _compare(got, want, rtol, atol, what)
+
+
+def equal(got: Any, want: Any, *, what: str = "result") -> None:
+    """``got`` equals ``want`` exactly, including dtypes."""
+    _compare(got, want, 0.0, 0.0, what)
+
+
+@contextlib.contextmanager
+def raises(*fragments: str, what: str = "your code") -> Iterator[dict[str, Any]]:
+    """The block must make the program raise; each fragment must appear in the error message.
+
+    ``with raises("q"): student_graph.execute({})`` - an error that names the missing input.
+    """
+    seen: dict[str, Any] = {}
+    try:
+        yield seen
+    except ProgramError as error:
+        seen["error"] = error
+        missing = [f for f in fragments if f not in error.message]
+        if missing:
+            raise CheckFailed(
+                f"{what} raised {error.type_name}: {_short(error.message)}, "
+                f"but the message should mention {', '.join(repr(m) for m in missing)}"
+            ) from None
+    else:
+        naming = f" mentioning {', '.join(repr(f) for f in fragments)}" if fragments else ""
+        raise CheckFailed(f"expected {what} to raise an error{naming}, but it returned normally")
+
+
+def _compare(got: Any, want: Any, rtol: float | None, atol: float | None, what: str) -> None:
+    if _is_handle(got) and not _is_handle(want):
+        fail(f"{what}: expected {_describe(want)}, got {got!r}; return plain values (numbers, lists, dicts, arrays)")
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            fail(f"{what}: expected a dict, got {_describe(got)}")
+        missing = [k for k in want if k not in got]
+        if missing:
+            fail(f"{what} is missing key {missing[0]!r}")
+        extra = [k for k in got if k not in want]
+        if extra:
+            fail(f"{what} has an unexpected key {extra[0]!r}")
+        for key in want:
+            _compare(got[key], want[key], rtol, atol, f"{what}[{key!r}]")
+        return
+    if isinstance(want, list | tuple):
+        if not isinstance(got, list | tuple):
+            fail(f"{what}: expected a {type(want).__name__}, got {_describe(got)}")
+        if len(got) != len(want):
+            fail(f"{what}: expected {len(want)} items, got {len(got)}")
+        for index, (g, w) in enumerate(zip(got, want)):
+            _compare(g, w, rtol, atol, f"{what}[{index}]")
+        return
+    if isinstance(want, np.ndarray) and want.ndim > 0 or isinstance(want, TensorArray):
+        _compare_arrays(got, want, rtol, atol, what)
+        return
+    if isinstance(want, bool | np.bool_) or want is None or isinstance(want, str | bytes):
+        if type(got) is not type(want) or got != want:
+            fail(f"{what}: expected {_short(repr(want))}, got {_describe(got)}")
+        return
+    if isinstance(want, int | float | np.number):
+        _compare_numbers(got, want, rtol, atol, what)
+        return
+    if isinstance(want, np.ndarray):  # a 0-d array
+        _compare_arrays(got, want, rtol, atol, what)
+        return
+    if got != want:
+        fail(f"{what}: expected {_short(repr(want))}, got {_describe(got)}")
+
+
+def _compare_numbers(got: Any, want: Any, rtol: float | None, atol: float | None, what: str) -> None:
+    if isinstance(got, bool | np.bool_) or not isinstance(got, int | float | np.number):
+        fail(f"{what}: expected the number {want!r}, got {_describe(got)}")
+    if isinstance(want, int | np.integer) and isinstance(got, int | np.integer):
+        if int(got) != int(want):
+            fail(f"{what}: expected {want}, got {got}")
+        return
+    g, w = complex(got), complex(want)
+    if cmath.isnan(w) or cmath.isnan(g):
+        if not (cmath.isnan(w) and cmath.isnan(g)):
+            fail(f"{what}: expected {want!r}, got {got!r} (NaN must match NaN)")
+        return
+    default = TOLERANCES["float64"]
+    r = default[0] if rtol is None else rtol
+    a = default[1] if atol is None else atol
+    if cmath.isinf(w) or cmath.isinf(g):
+        if g != w:
+            fail(f"{what}: expected {want!r}, got {got!r}")
+        return
+    if abs(g - w) > a + r * abs(w):
+        fail(f"{what}: expected {want!r}, got {got!r} (difference {abs(g - w):.3g})")
+
+
+def _compare_arrays(got: Any, want: np.ndarray, rtol: float | None, atol: float | None, what: str) -> None:
+    if isinstance(want, TensorArray):
+        if not isinstance(got, TensorArray):
+            fail(f"{what}: expected a torch tensor, got {_describe(got)}")
+        if got.torch_dtype != want.torch_dtype:
+            fail(f"{what}: expected dtype torch.{want.torch_dtype}, got torch.{got.torch_dtype}")
+    elif not isinstance(got, np.ndarray) or isinstance(got, TensorArray):
+        fail(f"{what}: expected a numpy array, got {_describe(got)}")
+    if got.shape != want.shape:
+        fail(f"{what}: expected shape {tuple(want.shape)}, got {tuple(got.shape)}")
+    if got.dtype != want.dtype:
+        fail(f"{what}: expected dtype {want.dtype}, got {got.dtype}")
+    g, w = np.asarray(got).view(np.ndarray), np.asarray(want).view(np.ndarray)
+    if g.dtype.kind not in "fc":
+        wrong = g != w
+        if np.any(wrong):
+            _fail_at(what, np.argwhere(wrong)[0], g, w, int(np.count_nonzero(wrong)))
+        return
+    for name, test in (("NaN", np.isnan), ("infinity", np.isinf)):
+        mismatch = test(g) != test(w)
+        if np.any(mismatch):
+            index = tuple(np.argwhere(mismatch)[0])
+            fail(f"{what}: {name} positions differ, first at index {index}: expected {w[index]!r}, got {g[index]!r}")
+    if np.any(np.isinf(w) & (g != w)):
+        index = tuple(np.argwhere(np.isinf(w) & (g != w))[0])
+        fail(f"{what}: expected {w[index]!r} at index {index}, got {g[index]!r}")
+    dtype_name = getattr(want, "torch_dtype", "") or w.dtype.name
+    default = TOLERANCES.get(dtype_name, TOLERANCES["float64"])
+    r = default[0] if rtol is None else rtol
+    a = default[1] if atol is None else atol
+    finite = np.isfinite(w)
+    with np.errstate(invalid="ignore", over="ignore"):
+        wrong = finite & ~(np.abs(g - w) <= a + r * np.abs(w))
+    if np.any(wrong):
+        _fail_at(what, np.argwhere(wrong)[0], g, w, int(np.count_nonzero(wrong)), rtol=r, atol=a)
+
+
+def _fail_at(what: str, index: Any, g: np.ndarray, w: np.ndarray, count: int, **tol: float) -> None:
+    index = tuple(int(i) for i in index)
+    tolerance = f" (rtol={tol['rtol']:g}, atol={tol['atol']:g})" if tol else ""
+    fail(
+        f"{what}: {count} of {w.size} elements differ{tolerance}; "
+        f"first at index {index}: expected {w[index]!r}, got {g[index]!r}"
+    )
+
+
+def _is_handle(value: Any) -> bool:
+    return getattr(value, "is_remote_object", False) is True
+
+
+def _describe(value: Any) -> str:
+    if _is_handle(value):
+        return repr(value)
+    if isinstance(value, TensorArray):
+        return f"a tensor of shape {tuple(value.shape)} and dtype torch.{value.torch_dtype}"
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    return _short(repr(value))
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,149 @@
+"""A worker: loads one program (the student's, or the reference) and serves the judge's calls.
+
+Runs in its own process. The student's worker runs under another uid with no capabilities;
+everything in this process is the student's to change, so nothing it says is trusted: the
+judge rebuilds replies as plain data and compares them with values it computed elsewhere.
+
+Requests (judge -> worker): {"op": "load", "path", "module"} · {"op": "call", "obj", "name",
+"args", "kwargs", "digests"} · {"op": "release", "handles"}. Replies: {"ok": true, "value"}
+or {"ok": false, "error": {"type", "message", "traceback"}}.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import traceback
+from typing import Any, BinaryIO
+
+from grader.harness import wire
+
+
+class Worker:
+    def __init__(self, requests: BinaryIO, replies: BinaryIO):
+        self.requests = requests
+        self.replies = replies
+        self.objects: dict[int, Any] = {}
+        self.numbers: dict[int, int] = {}  # id(object) -> handle number, for objects we hold
+        self.sources: dict[int, str] = {}  # id(function) -> source, for functions the judge sent
+        self.program_path = ""
+
+    def serve(self) -> None:
+        while True:
+            try:
+                request, blobs = wire.read_frame(self.requests)
+            except EOFError:
+                return
+            op = request.get("op")
+            if op == "exit":
+                return
+            try:
+                reply, reply_blobs = self.handle(op, request, blobs)
+            except BaseException as error:  # noqa: B036 - SystemExit from the program is an answer too
+                reply, reply_blobs = {"ok": False, "error": self.describe(error)}, []
+            self.send(reply, reply_blobs)
+
+    def send(self, reply: dict[str, Any], blobs: list[bytes]) -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        wire.write_frame(self.replies, reply, blobs)
+
+    def handle(self, op: Any, request: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        if op == "load":
+            return self.load(str(request["path"]), str(request["module"]))
+        if op == "call":
+            return self.call(request, blobs)
+        if op == "release":
+            for number in request.get("handles", []):
+                obj = self.objects.pop(number, None)
+                self.numbers.pop(id(obj), None)
+            return {"ok": True, "value": None}, []
+        raise ValueError(f"unknown request {op!r}")
+
+    def load(self, path: str, module_name: str) -> tuple[dict[str, Any], list[bytes]]:
+        self.program_path = os.path.abspath(path)
+        with open(path, "rb") as file:
+            source = file.read()
+        try:
+            code = compile(source, self.program_path, "exec")
+        except (SyntaxError, ValueError) as error:
+            return {"ok": False, "error": self.describe(error), "syntax": True}, []
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        module.__file__ = path
+        sys.modules[module_name] = module
+        exec(code, module.__dict__)
+        self.objects[0] = module
+        return {"ok": True, "value": None}, []
+
+    def call(self, request: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        decoder = wire.Decoder(blobs, handle=self.lookup, function=self.function, torch_tensors=True)
+        target = self.objects[request["obj"]]
+        if request.get("name"):
+            target = getattr(target, request["name"])
+        args = [decoder.decode(a) for a in request.get("args", [])]
+        kwargs = {k: decoder.decode(v) for k, v in request.get("kwargs", {}).items()}
+        result = target(*args, **kwargs) if request.get("call", True) else target
+        encoder = wire.Encoder(self.as_handle)
+        reply = {"ok": True, "value": encoder.encode(result)}
+        if request.get("digests"):
+            # Re-encode the inputs after the call: a changed fingerprint means they were mutated.
+            reply["digests"] = [self.fingerprint(a) for a in args] + [self.fingerprint(kwargs[k]) for k in sorted(kwargs)]
+        return reply, encoder.blobs
+
+    def fingerprint(self, value: Any) -> str:
+        encoder = wire.Encoder(self.as_handle)
+        return wire.digest(encoder.encode(value), encoder.blobs)
+
+    def lookup(self, tag: dict[str, Any]) -> Any:
+        return self.objects[tag["h"]]
+
+    def function(self, source: str) -> Any:
+        function = wire.compile_function(source)
+        self.sources[id(function)] = source
+        self.objects[-len(self.objects) - 1] = function  # keep it alive so its id stays unique
+        return function
+
+    def as_handle(self, value: Any, encoder: wire.Encoder) -> dict[str, Any]:
+        if id(value) in self.sources:
+            return {"$": "fn", "src": self.sources[id(value)]}
+        number = self.numbers.get(id(value))
+        if number is None:
+            number = max(self.objects, default=0) + 1
+            self.objects[number] = value
+            self.numbers[id(value)] = number
+        return {"$": "handle", "h": number, "type": type(value).__name__}
+
+    def describe(self, error: BaseException) -> dict[str, Any]:
+        """The error as the student should see it: their own frames only."""
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if os.path.abspath(f.filename) == self.program_path]
+        name = os.path.basename(self.program_path) or "program"
+        lines = [f'  File "{name}", line {f.lineno}, in {f.name}\n' + (f"    {f.line}\n" if f.line else "") for f in frames]
+        if isinstance(error, SyntaxError):
+            lineno = error.lineno or 0
+            detail = f"{error.msg} ({name}, line {lineno})"
+            if error.text:
+                detail += f"\n    {error.text.rstrip()}"
+            return {"type": "SyntaxError", "message": detail, "traceback": "", "line": lineno}
+        try:
+            message = str(error)
+        except BaseException:  # noqa: B036 - a student's __str__ may raise anything
+            message = "<the error's message could not be shown>"
+        return {
+            "type": type(error).__name__,
+            "message": message[:2000],
+            "traceback": ("Traceback (most recent call last):\n" + "".join(lines)) if lines else "",
+            "line": frames[-1].lineno if frames else None,
+        }
+
+
+def main() -> None:
+    """``python -I -c '...worker.main()' LIB REQUEST_FD REPLY_FD``, started by the judge."""
+    requests = os.fdopen(int(sys.argv[-2]), "rb", buffering=0)
+    replies = os.fdopen(int(sys.argv[-1]), "wb")
+    Worker(requests, replies).serve()
+    os._exit(0)  # skip interpreter teardown: a student's atexit hooks have nothing to add
+
+
+if __name__ == "__main__":
+    main()
