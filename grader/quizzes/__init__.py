@@ -1,0 +1,46 @@
+"""Quiz banks and mock-interview templates: loading, validation, answer checking, proofs.
+
+Pure Python (no Django): the platform stores what this package loads, and asks it to draw
+parameters and to check answers. ``validate_all(content_dir, sandbox)`` is what
+``manage.py validate_content`` calls.
+"""
+from grader.quizzes.answers import (
+    ResponseError,
+    display,
+    instantiate,
+    is_correct,
+    normalise_output,
+    parse_response,
+)
+from grader.quizzes.content import (
+    Content,
+    count_by_topic_and_type,
+    load_content,
+    plan_interview,
+    report_markdown,
+    validate_all,
+)
+from grader.quizzes.loading import ContentError, load_bank, load_template, load_topics
+from grader.quizzes.model import (
+    DIFFICULTIES,
+    FRAMEWORKS,
+    LANGUAGES,
+    TYPES,
+    Bank,
+    Choice,
+    Draw,
+    InterviewTemplate,
+    Param,
+    PlannedItem,
+    Question,
+    Section,
+    Topic,
+)
+
+__all__ = [
+    "DIFFICULTIES", "FRAMEWORKS", "LANGUAGES", "TYPES", "Bank", "Choice", "Content", "ContentError", "Draw",
+    "InterviewTemplate", "Param", "PlannedItem", "Question", "ResponseError", "Section", "Topic",
+    "count_by_topic_and_type", "display", "instantiate", "is_correct", "load_bank", "load_content",
+    "load_template", "load_topics", "normalise_output", "parse_response", "plan_interview", "report_markdown",
+    "validate_all",
+]

@@ -1,0 +1,137 @@
+"""What a question bank, a topic and an interview template are, once loaded from TOML."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+LANGUAGES = ("en", "zh-hans")
+DIFFICULTIES = ("easy", "medium", "hard")
+TYPES = ("single", "multiple", "true_false", "numeric", "ordering", "short_text", "code_output")
+FRAMEWORKS = ("general", "pytorch", "tensorflow1", "tensorflow2", "jax", "xla")
+# Types whose answer is picked among choices (code_output may offer them too).
+CHOICE_TYPES = ("single", "multiple", "ordering")
+
+Text = dict[str, str]  # {"en": ..., "zh-hans": ...}
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice:
+    id: str
+    text: Text
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    name: str
+    values: tuple[Any, ...]  # every value the parameter may take
+
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    id: str
+    bank: str
+    type: str
+    difficulty: str
+    topic: str
+    frameworks: tuple[str, ...]
+    pitfall: str  # "" when the question is not about a pitfall
+    text: Text
+    explanation: Text
+    reference: str
+    code: str = ""
+    choices: tuple[Choice, ...] = ()
+    answer: Any = None  # None when answer_expr computes it
+    answer_expr: str = ""
+    tolerance: float = 0.0
+    accept: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    reject: tuple[str, ...] = ()
+    params: tuple[Param, ...] = ()
+    shuffle: bool = True
+    points: int = 1
+
+    @property
+    def has_code(self) -> bool:
+        return bool(self.code)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able form (the database keeps it); ``from_dict`` reverses it."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Question:
+        fields = dict(data)
+        fields["frameworks"] = tuple(fields.get("frameworks", ()))
+        fields["choices"] = tuple(Choice(c["id"], dict(c["text"])) for c in fields.get("choices", ()))
+        fields["params"] = tuple(Param(p["name"], tuple(p["values"])) for p in fields.get("params", ()))
+        for name in ("accept", "patterns", "reject"):
+            fields[name] = tuple(fields.get(name, ()))
+        return cls(**fields)
+
+
+@dataclasses.dataclass(frozen=True)
+class Bank:
+    id: str
+    source: str
+    title: Text
+    description: Text
+    time_limit_s: int | None
+    questions: tuple[Question, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Topic:
+    id: str
+    name: Text
+    study: Text
+    links: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Draw:
+    """Pick ``count`` questions at random (per attempt) among those that match."""
+    count: int
+    topic: str = ""
+    difficulty: tuple[str, ...] = ()
+    has_code: bool | None = None
+    pitfall: bool | None = None
+
+    def matches(self, question: Question) -> bool:
+        return (
+            (not self.topic or question.topic == self.topic)
+            and (not self.difficulty or question.difficulty in self.difficulty)
+            and (self.has_code is None or question.has_code == self.has_code)
+            and (self.pitfall is None or bool(question.pitfall) == self.pitfall)
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    id: str
+    title: Text
+    kind: str  # "questions" | "coding"
+    time_limit_s: int
+    allow_back: bool
+    questions: tuple[str, ...] = ()
+    draws: tuple[Draw, ...] = ()
+    exercise: str = ""  # coding sections: the exercise's slug
+    points: int = 0  # coding sections: what a fully accepted solution is worth
+
+
+@dataclasses.dataclass(frozen=True)
+class InterviewTemplate:
+    id: str
+    source: str
+    title: Text
+    description: Text
+    duration_s: int
+    allow_back: bool
+    sections: tuple[Section, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class PlannedItem:
+    """One step of an interview: a question or the coding exercise of a section."""
+    section: int
+    kind: str  # "question" | "coding"
+    ref: str  # question id or exercise slug
