@@ -1,0 +1,56 @@
+"""Real sandbox backends for tests: docker-runc, docker-runsc and local (bubblewrap).
+
+Import the ``sandbox`` fixture into a test module to run its tests on all three. A backend
+that is missing skips here and fails in CI (see tests/conftest.py ``requires``).
+"""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from sandbox import DEFAULT_IMAGE, Limits, Sandbox, SandboxUnavailable, docker_available, get_sandbox
+
+BACKENDS = ["docker-runc", "docker-runsc", "local"]
+# Small limits keep the hostile programs cheap on a 2-core machine.
+SMALL = Limits(cpu_s=2.0, wall_s=4.0, memory_mb=256, pids=48, output_bytes=64 * 1024,
+               files_bytes=1024 * 1024, tmpfs_mb=16, cpus=1.0)
+HOW_DOCKER = "run sandbox/image/ci-setup.sh and `make image`"
+
+_instances: dict[str, Sandbox] = {}
+
+
+def docker_runtime_available(runtime: str) -> bool:
+    if not docker_available(DEFAULT_IMAGE):
+        return False
+    import docker
+
+    client = docker.from_env(timeout=10)
+    try:
+        return runtime in (client.info().get("Runtimes") or {})
+    finally:
+        client.close()
+
+
+def backend_sandbox(name: str, requires) -> Sandbox:
+    """The shared sandbox for a backend name, or a skip (a failure in CI) when it is missing."""
+    if name.startswith("docker-"):
+        runtime = name.removeprefix("docker-")
+        requires(f"Docker engine with the {runtime} runtime and the sandbox image",
+                 docker_runtime_available(runtime), HOW_DOCKER)
+    else:
+        requires("bubblewrap", shutil.which("bwrap") is not None, "apt-get install bubblewrap")
+    if name not in _instances:
+        try:
+            if name.startswith("docker-"):
+                _instances[name] = get_sandbox("docker", runtime=name.removeprefix("docker-"))
+            else:
+                _instances[name] = get_sandbox("local")
+        except SandboxUnavailable as error:
+            requires(name, False, str(error))
+    return _instances[name]
+
+
+@pytest.fixture(params=BACKENDS)
+def sandbox(request, requires) -> Sandbox:
+    return backend_sandbox(request.param, requires)

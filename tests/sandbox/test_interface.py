@@ -1,0 +1,108 @@
+"""The one interface, on every backend: files in and out, streams, statuses, the judge's world."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from sandbox import OUTPUT_DIR, Limits, RunOptions, get_sandbox
+from tests.sandbox.backends import SMALL, sandbox  # noqa: F401  (fixture)
+
+TORCH_LIMITS = dataclasses.replace(SMALL, cpu_s=20.0, wall_s=30.0, memory_mb=768)
+
+
+def test_files_go_in_and_come_out(sandbox):
+    program = b"import os\nprint(open('data/input.txt').read().upper())\nos.makedirs('out/sub')\n" \
+              b"open('out/result.txt', 'w').write('42')\nopen('out/sub/deep.bin', 'wb').write(bytes(range(5)))\n"
+    outcome = sandbox.run({"main.py": program, "data/input.txt": b"hello"}, ["python3", "main.py"], SMALL)
+    assert outcome.status == "ok", outcome
+    assert outcome.exit_code == 0 and outcome.signal is None
+    assert outcome.stdout == b"HELLO\n"
+    assert outcome.files == {f"{OUTPUT_DIR}/result.txt": b"42", f"{OUTPUT_DIR}/sub/deep.bin": bytes(range(5))}
+    assert outcome.backend == sandbox.name
+    assert 0 < outcome.wall_s < SMALL.wall_s
+    assert outcome.max_rss_bytes > 0
+
+
+def test_python3_is_the_sandbox_interpreter_with_numpy_and_torch(sandbox):
+    program = "import sys, numpy, torch; print(sys.version_info[:2], numpy.__version__, torch.__version__)"
+    outcome = sandbox.run({}, ["python3", "-c", program], TORCH_LIMITS)
+    assert outcome.status == "ok", outcome
+    assert outcome.stdout.startswith(b"(3, 11) 2.3.5 2.13.0"), outcome.stdout
+
+
+def test_stderr_and_exit_code_are_reported(sandbox):
+    outcome = sandbox.run({}, ["sh", "-c", "echo oops >&2; exit 3"], SMALL)
+    assert (outcome.status, outcome.exit_code, outcome.stderr) == ("ok", 3, b"oops\n")
+
+
+def test_streams_are_capped_and_flagged(sandbox):
+    limits = dataclasses.replace(SMALL, output_bytes=1000)
+    outcome = sandbox.run({}, ["python3", "-c", "print('x' * 5000)"], limits)
+    assert outcome.status == "output_limit"
+    assert outcome.stdout_truncated and not outcome.stderr_truncated
+    assert outcome.stdout == b"x" * 1000
+
+
+def test_environment_is_only_what_the_run_asks_for(sandbox):
+    outcome = sandbox.run({}, ["sh", "-c", "echo $GRAPHDOJO_SEED; echo ${HOME:-none}"], SMALL,
+                          RunOptions(env={"GRAPHDOJO_SEED": "1234"}))
+    assert outcome.stdout.split() == [b"1234", b"/tmp"]
+
+
+def test_judge_contract_uid_0_with_only_setuid_setgid_kill(sandbox):
+    """The in-sandbox judge starts as uid 0 holding CAP_SETUID, CAP_SETGID and CAP_KILL only."""
+    program = r"""
+import ctypes, os
+status = dict(line.split(':\t', 1) for line in open('/proc/self/status').read().splitlines() if ':\t' in line)
+no_new_privs = ctypes.CDLL(None).prctl(39, 0, 0, 0, 0)  # PR_GET_NO_NEW_PRIVS
+print(os.getuid(), os.getgid(), status['CapEff'].strip(), no_new_privs)
+print(oct(os.stat('.').st_mode & 0o777), oct(os.stat('secret.py').st_mode & 0o777), os.stat('secret.py').st_uid)
+print(oct(os.stat('out').st_mode & 0o777), os.stat('out').st_uid, os.getcwd() == os.path.dirname(os.path.abspath('secret.py')))
+"""
+    outcome = sandbox.run({"secret.py": b"ANSWER = 42", "main.py": program.encode()}, ["python3", "main.py"], SMALL)
+    assert (outcome.status, outcome.exit_code) == ("ok", 0), outcome
+    lines = outcome.stdout.decode().splitlines()
+    assert lines[0] == "0 0 00000000000000e0 1"  # bits 5, 6, 7: CAP_KILL, CAP_SETGID, CAP_SETUID
+    assert lines[1] == "0o700 0o600 0"
+    assert lines[2] == "0o700 0 True"
+
+
+def test_the_judge_can_drop_to_65534_and_then_cannot_read_the_files(sandbox):
+    program = r"""
+import os, signal
+child = os.fork()
+if child == 0:
+    os.setgroups([]); os.setgid(65534); os.setuid(65534)
+    try:
+        open('secret.py').read(); print('read the secret')
+    except PermissionError:
+        print('secret hidden')
+    try:
+        os.setuid(0); print('root again')
+    except PermissionError:
+        print('cannot regain root')
+    import time; time.sleep(30)
+import time; time.sleep(0.5)
+os.kill(child, signal.SIGKILL)  # the judge stops its child: what CAP_KILL is kept for
+print('child', os.waitpid(child, 0)[1] & 0x7f)
+"""
+    outcome = sandbox.run({"secret.py": b"ANSWER = 42", "main.py": program.encode()}, ["python3", "main.py"], SMALL)
+    assert outcome.status == "ok", outcome
+    assert outcome.stdout.decode().split("\n")[:3] == ["secret hidden", "cannot regain root", "child 9"]
+
+
+def test_every_run_is_fresh(sandbox):
+    sandbox.run({}, ["sh", "-c", "echo left > /tmp/left; echo left > left"], SMALL)
+    outcome = sandbox.run({}, ["sh", "-c", "ls /tmp; ls"], SMALL)
+    assert b"left" not in outcome.stdout
+
+
+def test_get_sandbox_rejects_an_unknown_backend():
+    with pytest.raises(ValueError, match="unknown sandbox backend"):
+        get_sandbox("vm")
+
+
+def test_limits_default_is_a_usable_default(sandbox):
+    outcome = sandbox.run({}, ["true"], Limits(wall_s=10))
+    assert outcome.status == "ok"
