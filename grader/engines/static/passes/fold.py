@@ -24,7 +24,7 @@ def fold_constants(program: Program) -> Program:
         grows = node.nbytes > max(a.nbytes for a in args) and node.nbytes > 32768
         if all(a.op == "constant" for a in args) and not grows:
             value = np.asarray(get_op(node.op).forward(*[a.value for a in args], **node.attrs))
-            value = np.ascontiguousarray(value, dtype=node.dtype)
+            value = np.array(value, dtype=node.dtype, order="C")  # ascontiguousarray would make 0-d into 1-d
             value.setflags(write=False)
             node.op, node.inputs, node.attrs, node.value = "constant", [], {}, value
             folded += 1
