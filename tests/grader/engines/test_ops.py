@@ -207,3 +207,46 @@ def test_float32_stays_float32_next_to_python_scalars():
     y = (2.5 * x + 1).tanh().sum()
     y.backward()
     assert y.dtype == np.float32 and x.grad.dtype == np.float32
+
+
+COMPOSITE_SAMPLES = {
+    "sum": lambda a: F.sum(a, axis=0),
+    "mean": lambda a: F.mean(a, axis=1, keepdims=True),
+    "max": lambda a: F.max(a, axis=1),
+    "reshape": lambda a: F.reshape(a, (4,)),
+    "transpose": lambda a: F.transpose(a),
+    "broadcast_to": lambda a: F.broadcast_to(a, (3, 2, 2)),
+    "where": lambda a: F.where(a > 0, a * a, -a),
+    "maximum": lambda a: F.maximum(a, F.transpose(a) * 0.5),
+    "softmax": lambda a: F.softmax(a, axis=0),
+    "cross_entropy": lambda a: F.cross_entropy(a, np.array([1, 0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITE_SAMPLES))
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_shape_reduction_and_composite_gradients_match_finite_differences(name, seed):
+    fn = COMPOSITE_SAMPLES[name]
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-2, 2, (2, 2))
+    x = np.where(np.abs(x) < 0.1, 0.5, x)  # away from kinks (relu-like where, ties of max)
+    weights = rng.standard_normal(np.shape(fn(tensor(x)).data))
+
+    def scalar(a):
+        return float(np.sum(fn(tensor(a)).data * weights))
+
+    leaf = tensor(x, requires_grad=True)
+    (fn(leaf) * weights).sum().backward()
+    np.testing.assert_allclose(leaf.grad.data, numeric_gradient(scalar, [x], 0), rtol=1e-5, atol=1e-6)
+
+
+@SETTINGS
+@given(pair=broadcastable_pair())
+def test_comparisons_match_torch_and_carry_no_gradient(pair):
+    a, b = pair
+    for ours, theirs in [(F.greater, torch.gt), (F.greater_equal, torch.ge), (F.less, torch.lt),
+                         (F.less_equal, torch.le), (F.equal, torch.eq)]:
+        result = ours(tensor(a, requires_grad=True), tensor(b))
+        assert result.dtype == np.bool_ and not result.requires_grad
+        np.testing.assert_array_equal(result.data, theirs(torch.tensor(a), torch.tensor(b)).numpy())
