@@ -105,7 +105,7 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
         perf = document.get("perf")
         if perf is not None and not isinstance(perf, dict):
             raise ValueError("perf is not an object")
-    except (KeyError, TypeError, ValueError) as error:
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
         return Verdict.internal_error(f"the judge's result is malformed ({error})", notes=notes, **common)
     if not checks:
         return Verdict.internal_error("the judge reported no checks", notes=notes, **common)

@@ -217,7 +217,7 @@ def _compare(got: Any, want: Any, rtol: float | None, atol: float | None, what: 
 
 def _compare_numbers(got: Any, want: Any, rtol: float | None, atol: float | None, what: str) -> None:
     if isinstance(got, bool | np.bool_) or not isinstance(got, int | float | np.number):
-        fail(f"{what}: expected the number {want!r}, got {_describe(got)}")
+        fail(f"{what}: expected the number {_item(want)}, got {_describe(got)}")
     if isinstance(want, int | np.integer) and isinstance(got, int | np.integer):
         if int(got) != int(want):
             fail(f"{what}: expected {want}, got {got}")
@@ -225,17 +225,17 @@ def _compare_numbers(got: Any, want: Any, rtol: float | None, atol: float | None
     g, w = complex(got), complex(want)
     if cmath.isnan(w) or cmath.isnan(g):
         if not (cmath.isnan(w) and cmath.isnan(g)):
-            fail(f"{what}: expected {want!r}, got {got!r} (NaN must match NaN)")
+            fail(f"{what}: expected {_item(want)}, got {_item(got)} (NaN must match NaN)")
         return
     default = TOLERANCES["float64"]
     r = default[0] if rtol is None else rtol
     a = default[1] if atol is None else atol
     if cmath.isinf(w) or cmath.isinf(g):
         if g != w:
-            fail(f"{what}: expected {want!r}, got {got!r}")
+            fail(f"{what}: expected {_item(want)}, got {_item(got)}")
         return
     if abs(g - w) > a + r * abs(w):
-        fail(f"{what}: expected {want!r}, got {got!r} (difference {abs(g - w):.3g})")
+        fail(f"{what}: expected {_item(want)}, got {_item(got)} (difference {abs(g - w):.3g})")
 
 
 def _compare_arrays(got: Any, want: np.ndarray, rtol: float | None, atol: float | None, what: str) -> None:
@@ -259,11 +259,11 @@ def _compare_arrays(got: Any, want: np.ndarray, rtol: float | None, atol: float 
     for name, test in (("NaN", np.isnan), ("infinity", np.isinf)):
         mismatch = test(g) != test(w)
         if np.any(mismatch):
-            index = tuple(np.argwhere(mismatch)[0])
-            fail(f"{what}: {name} positions differ, first at index {index}: expected {w[index]!r}, got {g[index]!r}")
+            index = tuple(int(i) for i in np.argwhere(mismatch)[0])
+            fail(f"{what}: {name} positions differ, first at index {index}: expected {_item(w[index])}, got {_item(g[index])}")
     if np.any(np.isinf(w) & (g != w)):
-        index = tuple(np.argwhere(np.isinf(w) & (g != w))[0])
-        fail(f"{what}: expected {w[index]!r} at index {index}, got {g[index]!r}")
+        index = tuple(int(i) for i in np.argwhere(np.isinf(w) & (g != w))[0])
+        fail(f"{what}: expected {_item(w[index])} at index {index}, got {_item(g[index])}")
     dtype_name = getattr(want, "torch_dtype", "") or w.dtype.name
     default = TOLERANCES.get(dtype_name, TOLERANCES["float64"])
     r = default[0] if rtol is None else rtol
@@ -280,8 +280,13 @@ def _fail_at(what: str, index: Any, g: np.ndarray, w: np.ndarray, count: int, **
     tolerance = f" (rtol={tol['rtol']:g}, atol={tol['atol']:g})" if tol else ""
     fail(
         f"{what}: {count} of {w.size} elements differ{tolerance}; "
-        f"first at index {index}: expected {w[index]!r}, got {g[index]!r}"
+        f"first at index {index}: expected {_item(w[index])}, got {_item(g[index])}"
     )
+
+
+def _item(value: Any) -> str:
+    """A numpy scalar as a student reads it: 2.0, not np.float64(2.0)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def _is_handle(value: Any) -> bool:

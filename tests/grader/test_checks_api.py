@@ -1,0 +1,103 @@
+"""The comparison helpers exercise authors use, and the wire that carries student values."""
+from __future__ import annotations
+
+import io
+import pickle
+
+import numpy as np
+import pytest
+
+from grader.harness import CheckFailed, ProgramError, close, equal, raises
+from grader.harness import wire
+
+
+def message_of(function, *args, **kwargs) -> str:
+    with pytest.raises(CheckFailed) as caught:
+        function(*args, **kwargs)
+    return str(caught.value)
+
+
+def test_close_accepts_float_noise_within_the_dtype_tolerance():
+    close({"a": 1.0, "b": [2, 3.0]}, {"a": 1.0 + 1e-9, "b": [2, 3.0]})
+    close(np.float32([1, 2]) + np.float32(1e-7), np.float32([1, 2]))
+
+
+def test_close_names_the_key_that_differs():
+    assert message_of(close, {"z": 8, "pred": 0}, {"z": 8, "pred": 1}) == "result['pred']: expected 1, got 0"
+    assert message_of(close, {"z": 8}, {"z": 8, "pred": 1}) == "result is missing key 'pred'"
+
+
+def test_arrays_must_match_shape_dtype_and_nan_positions():
+    want = np.array([1.0, np.nan, 3.0])
+    assert "expected shape (3,)" in message_of(close, np.zeros(2), want)
+    assert "expected dtype float64, got float32" in message_of(close, want.astype(np.float32), want)
+    assert "NaN positions differ, first at index (1,)" in message_of(close, np.array([1.0, 2.0, 3.0]), want)
+    close(np.array([1.0, np.nan, 3.0]), want)
+    message = message_of(close, np.array([1.0, np.nan, 3.5]), want)
+    assert "1 of 3 elements differ" in message and "index (2,)" in message
+
+
+def test_equal_is_exact():
+    close(0.1 + 0.2, 0.3)
+    assert "expected 0.3" in message_of(equal, 0.1 + 0.2, 0.3)
+
+
+def test_raises_wants_the_error_to_name_something():
+    with raises("scale"):
+        raise ProgramError("student", "ValueError", "op needs 'scale'")
+    with pytest.raises(CheckFailed, match="should mention 'cycle'"):
+        with raises("cycle"):
+            raise ProgramError("student", "RuntimeError", "something broke")
+    with pytest.raises(CheckFailed, match="returned normally"):
+        with raises():
+            pass
+
+
+def nested(depth):
+    tree = []
+    for _ in range(depth):
+        tree = [tree]
+    return tree
+
+
+def decode(tree, blobs):
+    return wire.Decoder(blobs, handle=lambda tag: ("handle", tag["h"])).decode(tree)
+
+
+def test_the_wire_round_trips_plain_data_and_arrays():
+    encoder = wire.Encoder(lambda value, _: pytest.fail(f"unexpected {value!r}"))
+    value = {"t": (1, 2.5, "x", None, True), 3: [np.arange(4, dtype=np.int16)], "s": np.float32(1.5)}
+    back = decode(encoder.encode(value), encoder.blobs)
+    assert back["t"] == (1, 2.5, "x", None, True) and back["s"] == np.float32(1.5) and back["s"].dtype == np.float32
+    assert back[3][0].dtype == np.int16 and list(back[3][0]) == [0, 1, 2, 3]
+
+
+def test_a_student_dict_subclass_cannot_lie_about_its_items():
+    class Liar(dict):
+        def items(self):
+            return [("pred", 1)]
+
+        def __eq__(self, other):
+            return True
+
+    encoder = wire.Encoder(lambda value, _: {"$": "handle", "h": 1})
+    assert decode(encoder.encode(Liar(pred=0)), encoder.blobs) == {"pred": 0}
+
+
+def test_the_wire_refuses_pickles_and_unknown_tags():
+    pickled = io.BytesIO()
+    np.save(pickled, np.array([object()], dtype=object), allow_pickle=True)
+    with pytest.raises(wire.ProtocolError, match="not a valid .npy"):
+        decode({"$": "ndarray", "i": 0}, [pickled.getvalue()])
+    with pytest.raises(wire.ProtocolError):
+        decode({"$": "pickle", "v": pickle.dumps(1).hex()}, [])
+    with pytest.raises(wire.ProtocolError, match="nested too deeply"):
+        decode(nested(100_000), [])
+
+
+def test_a_torn_frame_is_a_protocol_error():
+    frame = wire.frame_bytes({"ok": True}, [b"abc"])
+    with pytest.raises(EOFError):
+        wire.read_frame(io.BytesIO(frame[:-1]))
+    with pytest.raises(wire.ProtocolError):
+        wire.read_frame(io.BytesIO((10).to_bytes(4, "big") + b"not json!!"))

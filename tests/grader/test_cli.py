@@ -1,0 +1,38 @@
+"""python -m grader grade: the contract instructors and CI rely on."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.grader.factories import REPO, STATIC_GRAPH, grading_sandbox
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "grader", "grade", *map(str, args)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_json_on_a_correct_submission(requires):
+    grading_sandbox("local", requires)
+    result = run_cli(STATIC_GRAPH, STATIC_GRAPH / "solution.py", "--backend", "local", "--json")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)  # exactly one JSON object, nothing else
+    assert verdict["verdict"] == "ACCEPTED" and verdict["score"] == 1.0 and verdict["backend"] == "local"
+    assert all({"name", "passed", "visible", "message"} <= set(c) for c in verdict["checks"])
+    assert set(verdict["usage"]) == {"wall_s", "cpu_s", "max_rss_bytes"} and verdict["perf"]["cases"]
+
+
+def test_a_wrong_submission_still_exits_zero_and_reads_well(requires):
+    grading_sandbox("local", requires)
+    result = run_cli(STATIC_GRAPH, STATIC_GRAPH / "mutants" / "seed_demo.py", "--backend", "local")
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("RUNTIME_ERROR  score 0.20")
+    assert "FAIL  follows_dependencies_not_insertion_order" in result.stdout and "KeyError: 'z'" in result.stdout
+
+
+def test_an_invalid_exercise_is_a_clear_error(tmp_path):
+    (tmp_path / "exercise.toml").write_text("id = 1\n")
+    result = run_cli(tmp_path, STATIC_GRAPH / "solution.py")
+    assert result.returncode == 2 and "statement.md: missing" in result.stderr
