@@ -39,6 +39,24 @@ def _own_paths() -> dict[str, str]:
     return paths
 
 
+def remove_stale(max_age_s: float = 3600.0) -> int:
+    """Remove run cgroups left empty by a worker that was killed mid-run; returns how many."""
+    removed = 0
+    mounts, own = _mounts(), _own_paths()
+    parents = [mounts[c] / own.get(c, "/").lstrip("/") for c in ("memory", "pids") if c in mounts]
+    if "unified" in mounts:
+        parents.append(mounts["unified"] / own.get("", "/").lstrip("/"))
+    for parent in parents:
+        for group in parent.glob("graphdojo-*"):
+            try:
+                if time.time() - group.stat().st_mtime > max_age_s and not _safe_read(group / "cgroup.procs").strip():
+                    group.rmdir()
+                    removed += 1
+            except OSError:
+                continue
+    return removed
+
+
 class RunCgroup:
     """The cgroup(s) one sandbox lives in: limits memory (swap included) and processes."""
 

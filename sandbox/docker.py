@@ -407,6 +407,11 @@ class WarmPool:
                 return attached
             self.sandbox.discard(attached)
 
+    def idle_containers(self) -> list:
+        """The containers waiting for a job (docker SDK objects)."""
+        with self._lock:
+            return [attached.container for queue in self._ready.values() for attached in queue]
+
     def ready_count(self) -> int:
         with self._lock:
             return sum(len(q) for q in self._ready.values())

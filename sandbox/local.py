@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
-from sandbox.cgroups import RunCgroup
+from sandbox.cgroups import RunCgroup, remove_stale
 from sandbox.protocol import (
     BOOTSTRAP_PATH,
     HOST_GRACE_S,
@@ -61,13 +61,15 @@ class LocalSandbox(Sandbox):
     name = "local"
 
     def __init__(self, *, allow_unisolated: bool = False, bwrap: str | None = None, **_ignored: object) -> None:
-        self.bwrap = bwrap or shutil.which("bwrap") or ("/usr/bin/bwrap" if os.path.exists("/usr/bin/bwrap") else None)
+        found = bwrap or shutil.which("bwrap") or "/usr/bin/bwrap"
+        self.bwrap = found if os.access(found, os.X_OK) else None
         self.unisolated = self.bwrap is None
         if self.unisolated and not allow_unisolated:
             raise SandboxUnavailable(
                 "bubblewrap (bwrap) is not installed, so untrusted code cannot be isolated here: "
                 "apt-get install bubblewrap, or use the docker backend; allow_unisolated=True "
                 "runs without isolation, for development only")
+        remove_stale()
 
     def run(
         self,

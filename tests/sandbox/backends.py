@@ -54,3 +54,15 @@ def backend_sandbox(name: str, requires) -> Sandbox:
 @pytest.fixture(params=BACKENDS)
 def sandbox(request, requires) -> Sandbox:
     return backend_sandbox(request.param, requires)
+
+
+def python(sandbox: Sandbox, code: str, limits: Limits = SMALL, files=None):
+    """Run ``python3 -c code`` in the sandbox."""
+    return sandbox.run(files or {}, ["python3", "-c", code], limits)
+
+
+def assert_next_run_is_clean(sandbox: Sandbox) -> None:
+    """A fresh run after a hostile one works and finds nothing the hostile one left."""
+    outcome = python(sandbox, "import os; print(os.listdir('/tmp'), os.listdir('.'), os.listdir('out'))")
+    assert (outcome.status, outcome.exit_code) == ("ok", 0), outcome
+    assert outcome.stdout == b"[] ['out'] []\n", outcome.stdout

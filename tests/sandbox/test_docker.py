@@ -1,0 +1,173 @@
+"""The Docker backend: the container it asks for, GPUs, the janitor, the warm pool, engine faults."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import struct
+import time
+
+import pytest
+
+from sandbox import DEFAULT_IMAGE, Limits, RunOptions, SandboxUnavailable, get_sandbox
+from sandbox.docker import (
+    CAPABILITIES,
+    EXPIRES_LABEL,
+    LABEL,
+    DockerSandbox,
+    container_config,
+)
+from sandbox.protocol import outcome_from_report
+from tests.sandbox.backends import HOW_DOCKER, SMALL, backend_sandbox, docker_runtime_available
+
+POOL_LIMITS = dataclasses.replace(SMALL, memory_mb=768, cpu_s=10.0, wall_s=15.0)
+
+
+def _labelled_containers():
+    import docker
+
+    return docker.from_env().containers.list(all=True, filters={"label": LABEL})
+
+
+@pytest.fixture
+def docker_sandbox(requires) -> DockerSandbox:
+    return backend_sandbox("docker-runc", requires)
+
+
+def test_a_cpu_run_asks_for_a_hardened_container_and_no_gpu():
+    config = container_config(DEFAULT_IMAGE, SMALL, RunOptions(), "runc")
+    assert config["network_mode"] == "none"
+    assert config["read_only"] is True
+    assert config["cap_drop"] == ["ALL"] and sorted(config["cap_add"]) == sorted(CAPABILITIES)
+    assert sorted(CAPABILITIES) == ["KILL", "SETGID", "SETUID"]
+    assert config["security_opt"] == ["no-new-privileges"]
+    assert config["mem_limit"] == config["memswap_limit"] == "256m"
+    assert config["pids_limit"] == SMALL.pids
+    assert config["nano_cpus"] == 1_000_000_000
+    assert set(config["tmpfs"]) == {"/tmp", "/job"} and "size=16m" in config["tmpfs"]["/job"]
+    assert config["log_config"]["Type"] == "none"
+    assert config["labels"][LABEL] == "1" and float(config["labels"][EXPIRES_LABEL]) > time.time()
+    assert config["environment"] == {}
+    assert "device_requests" not in config
+    assert not any(key.startswith("NVIDIA") for key in config["environment"])
+    assert "volumes" not in config and "mounts" not in config  # files travel by archive only
+
+
+def test_gpu_runs_ask_for_devices_by_count_or_id():
+    by_count = container_config(DEFAULT_IMAGE, SMALL, RunOptions(gpus=2), "runc")["device_requests"]
+    assert [(r["Count"], r["Capabilities"]) for r in by_count] == [(2, [["gpu"]])]
+    by_id = container_config(DEFAULT_IMAGE, SMALL, RunOptions(gpus=("0", "GPU-3f2a")), "runc")["device_requests"]
+    assert [(r["DeviceIDs"], r["Capabilities"]) for r in by_id] == [(["0", "GPU-3f2a"], [["gpu"]])]
+
+
+def test_gvisor_caps_processes_inside_and_leaves_the_host_pids_for_its_sentry():
+    config = container_config(DEFAULT_IMAGE, SMALL, RunOptions(), "runsc")
+    assert config["runtime"] == "runsc"
+    assert config["pids_limit"] > SMALL.pids
+
+
+def test_memory_verdict_holds_when_the_oom_flag_is_not_set():
+    """A SIGKILLed program whose peak reached the limit is a memory verdict even without OOMKilled."""
+    report = {"exit_code": None, "signal": 9, "stopped_by": None, "wall_s": 0.3, "cpu_s": 0.2,
+              "max_rss_bytes": 250 * 1024 * 1024, "oom_kills": 0, "stdout_truncated": False,
+              "stderr_truncated": False, "files_truncated": False, "notes": [],
+              "stdout_len": 0, "stderr_len": 0, "files_len": 0}
+    header = json.dumps(report).encode()
+    outcome = outcome_from_report(struct.pack(">I", len(header)) + header, SMALL, "docker-runc", oom_seen=False)
+    assert outcome.status == "memory"
+    small_peak = dict(report, max_rss_bytes=20 * 1024 * 1024)
+    header = json.dumps(small_peak).encode()
+    assert outcome_from_report(struct.pack(">I", len(header)) + header, SMALL, "docker-runc").status == "signal"
+
+
+def test_an_engine_that_does_not_answer_is_unavailable():
+    with pytest.raises(SandboxUnavailable, match="does not answer"):
+        get_sandbox("docker", docker_base_url="unix:///nonexistent/docker.sock")
+
+
+def test_a_missing_image_is_unavailable_and_says_how_to_build_it(docker_sandbox):
+    with pytest.raises(SandboxUnavailable, match="make image"):
+        get_sandbox("docker", image="graphdojo-sandbox:no-such-tag")
+
+
+def test_auto_picks_docker_when_the_engine_and_image_are_there(docker_sandbox):
+    assert get_sandbox("auto").name == "docker-runc"
+
+
+def test_no_container_is_left_after_runs(docker_sandbox):
+    before = {c.id for c in _labelled_containers()}
+    docker_sandbox.run({}, ["true"], SMALL)
+    docker_sandbox.run({}, ["sleep", "60"], dataclasses.replace(SMALL, wall_s=1.0))
+    assert {c.id for c in _labelled_containers()} <= before
+
+
+def test_the_janitor_removes_expired_orphans_only(docker_sandbox):
+    client = docker_sandbox.client
+    expired = client.containers.create(DEFAULT_IMAGE, labels={LABEL: "1", EXPIRES_LABEL: "1"})
+    alive = client.containers.create(DEFAULT_IMAGE, labels={LABEL: "1", EXPIRES_LABEL: str(time.time() + 600)})
+    try:
+        assert docker_sandbox.janitor() >= 1
+        remaining = {c.id for c in _labelled_containers()}
+        assert expired.id not in remaining and alive.id in remaining
+    finally:
+        for container in (expired, alive):
+            try:
+                container.remove(force=True)
+            except Exception:
+                pass
+
+
+@pytest.fixture
+def pooled(requires):
+    requires("Docker engine with the sandbox image", docker_runtime_available("runc"), HOW_DOCKER)
+    sandbox = get_sandbox("docker", pool_size=2, pool_limits=POOL_LIMITS)
+    assert sandbox.pool.wait_ready(), "the warm pool never filled"
+    yield sandbox
+    sandbox.close()
+
+
+def test_warm_pool_runs_torch_without_paying_its_import(pooled):
+    outcome = pooled.run({"main.py": b"import torch\nprint(torch.arange(4).sum().item())"},
+                         ["python3", "main.py"], POOL_LIMITS)
+    assert outcome.status == "ok", outcome
+    assert outcome.stdout == b"6\n"
+    assert "warm pool" in outcome.notes
+    assert outcome.cpu_s < 1.0  # torch was imported before the job came
+
+
+def test_each_pooled_container_serves_exactly_one_run(pooled):
+    first = pooled.run({}, ["python3", "-c", "open('/tmp/mark', 'w').write('x'); import socket; print(socket.gethostname())"], POOL_LIMITS)
+    second = pooled.run({}, ["python3", "-c", "import os; print(os.path.exists('/tmp/mark'))"], POOL_LIMITS)
+    assert "warm pool" in first.notes and "warm pool" in second.notes
+    assert second.stdout == b"False\n"
+    assert pooled.pool.wait_ready(), "the pool did not replace what was taken"
+
+
+def test_pooled_runs_keep_every_status(pooled):
+    slow = pooled.run({}, ["python3", "-c", "while True: pass"], dataclasses.replace(POOL_LIMITS, cpu_s=1.0))
+    bomb = pooled.run({}, ["python3", "-c", "x = []\nwhile True: x.append(bytearray(10**7))"], POOL_LIMITS)
+    failing = pooled.run({}, ["python3", "-c", "import sys; sys.exit('bad')"], POOL_LIMITS)
+    assert (slow.status, bomb.status) == ("timeout", "memory")
+    assert (failing.status, failing.exit_code, failing.stderr) == ("ok", 1, b"bad\n")
+    assert all("warm pool" in o.notes for o in (slow, bomb, failing))
+
+
+def test_a_dead_pooled_container_is_replaced_and_the_run_starts_cold(pooled):
+    """What an engine restart does to the pool: every idle container dies."""
+    for container in pooled.pool.idle_containers():
+        container.kill()
+    outcome = pooled.run({}, ["python3", "-c", "print('cold but fine')"], POOL_LIMITS)
+    assert outcome.status == "ok" and outcome.stdout == b"cold but fine\n"
+    assert "warm pool" not in outcome.notes
+    assert pooled.pool.wait_ready(), "the pool did not refill after its containers died"
+    assert "warm pool" in pooled.run({}, ["true"], POOL_LIMITS).notes
+
+
+def test_a_run_with_another_shape_starts_cold_and_gets_a_pool_of_its_own(pooled):
+    other = dataclasses.replace(POOL_LIMITS, memory_mb=1024)
+    assert "warm pool" not in pooled.run({}, ["true"], other).notes
+    assert pooled.pool.wait_ready()
+    assert "warm pool" in pooled.run({}, ["true"], other).notes
+
+
+def test_gpu_runs_never_take_a_pooled_container(pooled):
+    assert pooled.pool.take(POOL_LIMITS, RunOptions(gpus=1)) is None
