@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/graphdojo
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: venv run test test-fast bench image clean
+.PHONY: venv run sandbox-tools test bench image clean
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-run: venv
+run: venv sandbox-tools
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py sync_content
 	$(PY) manage.py demo_accounts
@@ -28,6 +28,12 @@ run: venv
 test: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
 		$(PY) -m pytest $(PYTEST_ARGS)
+
+# The embedded sandbox is bubblewrap; install it when we can (root with apt), else say so.
+sandbox-tools:
+	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } || \
+		echo "bubblewrap is missing: install it, or set SANDBOX_ALLOW_UNISOLATED=true to grade without isolation"
 
 bench: venv
 	$(PY) -m bench
