@@ -128,6 +128,17 @@ class InterviewTemplate:
     allow_back: bool
     sections: tuple[Section, ...]
 
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> InterviewTemplate:
+        sections = []
+        for raw in data["sections"]:
+            draws = tuple(Draw(**{**d, "difficulty": tuple(d.get("difficulty", ()))}) for d in raw.get("draws", ()))
+            sections.append(Section(**{**raw, "questions": tuple(raw.get("questions", ())), "draws": draws}))
+        return cls(**{**data, "sections": tuple(sections)})
+
 
 @dataclasses.dataclass(frozen=True)
 class PlannedItem:

@@ -26,6 +26,8 @@ INSTALLED_APPS = [
     "accounts",
     "catalog",
     "submissions",
+    "quizzes",
+    "interviews",
 ]
 
 MIDDLEWARE = [

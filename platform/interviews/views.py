@@ -1,0 +1,120 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from interviews import selectors
+from interviews.models import InterviewAttempt, InterviewItem
+from interviews.services import (
+    InterviewClosed,
+    NotCurrent,
+    interview_answer,
+    interview_back,
+    interview_finish,
+    interview_refresh,
+    interview_start,
+    interview_submit_code,
+)
+
+
+@login_required
+def interview_home(request):
+    history = [selectors.attempt_summary(a) for a in selectors.attempts_of(request.user)[:30]]
+    return render(request, "interviews/home.html",
+                  {"templates": selectors.templates_published(), "history": history})
+
+
+@login_required
+@require_POST
+def interview_start_view(request, uid: str):
+    template = get_object_or_404(selectors.templates_published(), uid=uid)
+    try:
+        attempt = interview_start(user=request.user, template=template)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("interviews:home")
+    return redirect("interviews:attempt", pk=attempt.pk)
+
+
+@login_required
+def interview_attempt(request, pk: int, error: str = "", status: int = 200):
+    try:
+        attempt = interview_refresh(user=request.user, attempt_id=pk)
+    except InterviewAttempt.DoesNotExist:
+        raise Http404 from None
+    context = {"attempt": attempt, "title": attempt.template.title, "sections": selectors.section_titles(attempt)}
+    if attempt.is_open:
+        context.update(step=selectors.current_step(attempt), now=timezone.now(), error=error)
+        return render(request, "interviews/step.html", context, status=status)
+    context.update(card=selectors.scorecard(attempt), error=error)
+    return render(request, "interviews/scorecard.html", context, status=status)
+
+
+def _refused(request, pk: int, exc: Exception):
+    """Answers to a closed interview or to an item no longer on screen: 409 and the page as it is."""
+    if isinstance(exc, InterviewClosed):
+        return interview_attempt(request, pk, error="closed", status=409)
+    return interview_attempt(request, pk, error="not-current", status=409)
+
+
+def _position(request) -> int:
+    try:
+        return int(request.POST.get("position", ""))
+    except ValueError:
+        raise Http404 from None
+
+
+@login_required
+@require_POST
+def interview_answer_view(request, pk: int):
+    try:
+        interview_answer(user=request.user, attempt_id=pk, position=_position(request), fields=dict(request.POST.lists()))
+    except (InterviewAttempt.DoesNotExist, InterviewItem.DoesNotExist):
+        raise Http404 from None
+    except (InterviewClosed, NotCurrent) as exc:
+        return _refused(request, pk, exc)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("interviews:attempt", pk=pk)
+
+
+@login_required
+@require_POST
+def interview_code_view(request, pk: int):
+    try:
+        interview_submit_code(user=request.user, attempt_id=pk, position=_position(request),
+                              code=request.POST.get("code", ""), skip="skip" in request.POST)
+    except (InterviewAttempt.DoesNotExist, InterviewItem.DoesNotExist):
+        raise Http404 from None
+    except (InterviewClosed, NotCurrent) as exc:
+        return _refused(request, pk, exc)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("interviews:attempt", pk=pk)
+
+
+@login_required
+@require_POST
+def interview_back_view(request, pk: int):
+    try:
+        interview_back(user=request.user, attempt_id=pk)
+    except InterviewAttempt.DoesNotExist:
+        raise Http404 from None
+    except InterviewClosed as exc:
+        return _refused(request, pk, exc)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("interviews:attempt", pk=pk)
+
+
+@login_required
+@require_POST
+def interview_finish_view(request, pk: int):
+    try:
+        interview_finish(user=request.user, attempt_id=pk)
+    except InterviewAttempt.DoesNotExist:
+        raise Http404 from None
+    return redirect("interviews:attempt", pk=pk)

@@ -1,0 +1,24 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from quizzes.services import MAX_QUIZ_QUESTIONS
+
+DIFFICULTY_CHOICES = [("", _("Any difficulty")), ("easy", _("Easy")), ("medium", _("Medium")), ("hard", _("Hard"))]
+TIMER_CHOICES = [("", _("No time limit")), ("5", _("5 minutes")), ("10", _("10 minutes")),
+                 ("15", _("15 minutes")), ("30", _("30 minutes"))]
+
+
+class CustomQuizForm(forms.Form):
+    topic = forms.ChoiceField(label=_("Topic"), required=False)
+    difficulty = forms.ChoiceField(label=_("Difficulty"), choices=DIFFICULTY_CHOICES, required=False)
+    count = forms.IntegerField(label=_("Questions"), min_value=1, max_value=MAX_QUIZ_QUESTIONS, initial=10)
+    minutes = forms.ChoiceField(label=_("Timer"), choices=TIMER_CHOICES, required=False)
+
+    def __init__(self, *args, topics=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["topic"].choices = [("", _("All topics"))] + [(t.uid, t.name) for t in topics]
+
+    @property
+    def time_limit_s(self) -> int | None:
+        minutes = self.cleaned_data.get("minutes")
+        return int(minutes) * 60 if minutes else None
