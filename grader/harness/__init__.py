@@ -3,6 +3,7 @@
 Exercise authors use::
 
     from grader.harness import check, perf, close, equal, raises, fail, fn, Race
+    from grader.harness import tensor, gradients, run_in, peak_memory_bytes
 
 Standard library, numpy and (only where an exercise needs it) torch.
 """
@@ -16,8 +17,15 @@ from grader.harness.api import (
     equal,
     fail,
     fn,
+    gradients,
+    peak_memory_bytes,
     perf,
     raises,
+    run_in,
+    tensor,
 )
 
-__all__ = ["TOLERANCES", "CheckFailed", "ProgramError", "Race", "check", "close", "equal", "fail", "fn", "perf", "raises"]
+__all__ = [
+    "TOLERANCES", "CheckFailed", "ProgramError", "Race", "check", "close", "equal", "fail", "fn", "gradients",
+    "peak_memory_bytes", "perf", "raises", "run_in", "tensor",
+]

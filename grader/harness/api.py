@@ -67,6 +67,36 @@ def fn(source: str) -> Fn:
     return Fn(source)
 
 
+def tensor(values: Any, dtype: str = "float64", requires_grad: bool = False) -> TensorArray:
+    """A torch tensor to send to a program, made without importing torch in the judge."""
+    result = np.array(values, dtype=dtype).view(TensorArray)
+    result.torch_dtype, result.requires_grad = dtype, requires_grad
+    return result
+
+
+def run_in(program: Any, function: Fn, *args: Any) -> Any:
+    """Run ``function(*args)`` inside ``program``'s process, e.g. to inspect a student's object
+    (``run_in(student, fn("lambda g: len(g._plan)"), graph)``). Plain data comes back.
+
+    Structural facts measured this way come from the student's own process; prefer
+    ``peak_memory_bytes`` and outputs for anything a verdict hinges on.
+    """
+    return program._program.call(None, None, (function, *args), {})
+
+
+def gradients(function: Any, *args: Any) -> list[Any]:
+    """Gradients of sum(function(*args)) with respect to each ``tensor(..., requires_grad=True)``
+    argument, computed by torch.autograd in the function's own program."""
+    owner = function.owner
+    value, _ = owner._program.timed_call(owner._number, function.name, args, {}, grad=True)
+    return value
+
+
+def peak_memory_bytes(program: Any) -> int:
+    """The program's peak resident memory so far, measured by the judge."""
+    return program._program.peak_memory_bytes()
+
+
 # --- registering cases -----------------------------------------------------------------
 
 

@@ -337,16 +337,19 @@ class Program:
         return value
 
     def timed_call(
-        self, number: int, name: str | None, args: tuple[Any, ...], kwargs: dict[str, Any], *, invoke: bool = True, timeout: float | None = None
+        self, number: int | None, name: str | None, args: tuple[Any, ...], kwargs: dict[str, Any], *,
+        invoke: bool = True, timeout: float | None = None, grad: bool = False,
     ) -> tuple[Any, float]:
-        """Call ``obj.name(*args, **kwargs)`` in the worker; the judge's clock measures it."""
+        """Call ``obj.name(*args, **kwargs)`` in the worker (``args[0](*args[1:])`` when number is
+        None); the judge's clock measures it."""
         self.ensure_started()
         encoder = wire.Encoder(self._encode_other)
         header = {
-            "op": "call",
+            "op": "call" if number is not None else "apply",
             "obj": number,
             "name": name,
             "call": invoke,
+            "grad": grad,
             "args": [encoder.encode(a) for a in args],
             "kwargs": {k: encoder.encode(v) for k, v in kwargs.items()},
             "digests": True,
@@ -367,6 +370,17 @@ class Program:
         except wire.ProtocolError as error:
             self.stop()
             raise ProgramStopped(self.side, "RUNTIME_ERROR", f"the judge could not read what your code returned: {error}") from None
+
+    def peak_memory_bytes(self) -> int:
+        """The worker's peak resident memory so far, read by the judge from /proc (unforgeable)."""
+        try:
+            with open(f"/proc/{self.process.pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return 0
 
     def _exchange(self, header: dict[str, Any], blobs: list[bytes], timeout: float) -> tuple[dict[str, Any], list[bytes], float]:
         try:

@@ -51,7 +51,7 @@ class Worker:
     def handle(self, op: Any, request: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         if op == "load":
             return self.load(str(request["path"]), str(request["module"]))
-        if op == "call":
+        if op in ("call", "apply"):
             return self.call(request, blobs)
         if op == "release":
             for number in request.get("handles", []):
@@ -74,16 +74,23 @@ class Worker:
         sys.modules[module_name] = module
         exec(code, module.__dict__)
         self.objects[0] = module
+        self.numbers[id(module)] = 0
         return {"ok": True, "value": None}, []
 
     def call(self, request: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         decoder = wire.Decoder(blobs, handle=self.lookup, function=self.function, torch_tensors=True)
-        target = self.objects[request["obj"]]
-        if request.get("name"):
-            target = getattr(target, request["name"])
         args = [decoder.decode(a) for a in request.get("args", [])]
         kwargs = {k: decoder.decode(v) for k, v in request.get("kwargs", {}).items()}
-        result = target(*args, **kwargs) if request.get("call", True) else target
+        if request.get("op") == "apply":  # a function from the judge, run on this side's objects
+            target, call_args = args[0], args[1:]
+        else:
+            target = self.objects[request["obj"]]
+            if request.get("name"):
+                target = getattr(target, request["name"])
+            call_args = args
+        result = target(*call_args, **kwargs) if request.get("call", True) else target
+        if request.get("grad"):
+            result = self.gradients(result, call_args)
         encoder = wire.Encoder(self.as_handle)
         reply = {"ok": True, "value": encoder.encode(result)}
         if request.get("digests"):
@@ -91,8 +98,24 @@ class Worker:
             reply["digests"] = [self.fingerprint(a) for a in args] + [self.fingerprint(kwargs[k]) for k in sorted(kwargs)]
         return reply, encoder.blobs
 
+    @staticmethod
+    def gradients(result: Any, args: list[Any]) -> list[Any]:
+        """d(sum of result)/d(each tensor argument that requires grad), by torch.autograd."""
+        import torch
+
+        inputs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+        grads = torch.autograd.grad(result, inputs, grad_outputs=torch.ones_like(result), allow_unused=True)
+        return [torch.zeros_like(i) if g is None else g for g, i in zip(grads, inputs)]
+
     def fingerprint(self, value: Any) -> str:
-        encoder = wire.Encoder(self.as_handle)
+        """Encoded exactly as the judge encoded the value it sent (handles by number only)."""
+
+        def by_number(obj: Any, encoder: wire.Encoder) -> dict[str, Any]:
+            tag = self.as_handle(obj, encoder)
+            tag.pop("type", None)
+            return tag
+
+        encoder = wire.Encoder(by_number)
         return wire.digest(encoder.encode(value), encoder.blobs)
 
     def lookup(self, tag: dict[str, Any]) -> Any:

@@ -96,3 +96,42 @@ def test_a_missing_result_otherwise_is_our_fault(exercise):
 def test_a_malformed_result_is_our_fault_not_the_students(exercise):
     for data in (b'{"format": 1, "checks": [{"name": 3}]', b" " * 100, b'{"format": 1, "checks": "all passed"}'):
         assert verdict_from(outcome(files={"out/result.json": data}), exercise).is_internal_error
+
+
+TORCH_CHECKS = """\
+from grader.harness import check, close, fn, gradients, peak_memory_bytes, run_in, tensor
+
+@check(points=1)
+def gradients_match_the_reference(student, reference, rng):
+    x = tensor(rng.normal(size=(3, 2)), requires_grad=True)
+    close(gradients(student.loss, x), gradients(reference.loss, x))
+
+@check(points=1)
+def structure_and_memory(student, reference, rng):
+    close(run_in(student, fn("lambda m: m.LAYERS"), student), 2)
+    assert 0 < peak_memory_bytes(student) < 2**30
+"""
+TORCH_TOML = """\
+id = "tiny-grad"
+version = 1
+difficulty = "easy"
+tags = ["test"]
+points = 1
+[title]
+en = "Grad"
+zh-hans = "梯度"
+[summary]
+en = "A loss."
+zh-hans = "损失。"
+[checks]
+visible = ["gradients_match_the_reference", "structure_and_memory"]
+"""
+
+
+def test_gradients_and_structural_checks_run_in_the_right_process(tmp_path, requires):
+    sandbox = grading_sandbox("local", requires)
+    solution = "LAYERS = 2\ndef loss(x):\n    return (x * x).sum() * 0.5\n"
+    spec = load_exercise(make_exercise(tmp_path / "ex", toml=TORCH_TOML, checks=TORCH_CHECKS, solution=solution))
+    assert grade(spec, solution, sandbox).verdict == Kind.ACCEPTED
+    verdict = grade(spec, solution.replace("* 0.5", "* 0.25"), sandbox)
+    assert verdict.verdict == Kind.PARTIAL and "result[0]" in verdict.checks[0].message
