@@ -53,6 +53,10 @@ SANDBOX_BOOTSTRAP = "/opt/graphdojo/bootstrap.py"
 UNISOLATED_NOTE = "unisolated development mode: no isolation"
 STARTUP_GRACE_S = 10.0
 CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL")
+# Docker's lists: read-only, and hidden behind an empty file or folder.
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "fs", "irq", "bus")
+PROC_MASKED = ("kcore", "keys", "latency_stats", "timer_list", "timer_stats", "sched_debug",
+               "acpi", "asound", "scsi", "kmsg", "kpagecount", "kpageflags", "kpagecgroup")
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf",
              "localtime", "hosts")
 
@@ -123,14 +127,19 @@ class LocalSandbox(Sandbox):
                 command += ["--ro-bind", str(path), str(path)]
         for name in ETC_FILES:
             command += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-        for prefix in sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(python)))}):
-            if not prefix.startswith("/usr"):
-                command += ["--ro-bind", prefix, prefix]
+        bound = sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(python)))})
+        bound = [prefix for prefix in bound if not prefix.startswith("/usr/")]
+        for prefix in bound:
+            command += ["--ro-bind", prefix, prefix]
+        # bwrap makes the folders above a bind 0700: the judge's child (uid 65534) must
+        # get through them to the interpreter, as it can on the host.
+        for parent in sorted({str(p) for prefix in bound for p in Path(prefix).parents if str(p) != "/"}):
+            command += ["--chmod", "0755", parent]
+        command += ["--ro-bind", str(BOOTSTRAP_PATH), SANDBOX_BOOTSTRAP, "--proc", "/proc"]
+        command += _proc_protections()
         command += [
-            "--ro-bind", str(BOOTSTRAP_PATH), SANDBOX_BOOTSTRAP,
-            "--proc", "/proc",
             "--dev", "/dev",
-            "--size", tmpfs_bytes, "--tmpfs", "/tmp",
+            "--perms", "1777", "--size", tmpfs_bytes, "--tmpfs", "/tmp",
             "--size", tmpfs_bytes, "--tmpfs", WORKDIR,
             "--remount-ro", "/",
             "--chdir", "/",
@@ -172,6 +181,29 @@ class LocalSandbox(Sandbox):
                 return failed_outcome("memory", self.name, wall, [*notes, "the sandbox was OOM-killed"])
             detail = stderr.decode(errors="replace").strip()[-2000:]
             return failed_outcome("sandbox_error", self.name, wall, [*notes, f"{error}; exit {process.returncode}: {detail}"])
+
+
+def _proc_protections() -> list[str]:
+    """Make /proc as safe for an uncapable uid 0 as Docker makes it.
+
+    Files such as /proc/sysrq-trigger and /proc/sys/kernel/core_pattern are guarded by
+    their mode alone (root-owned, writable by root), and our program is real uid 0:
+    without this it could reboot the host. bwrap only covers /proc/sys when its own
+    access() check says so, which fails once it has dropped CAP_DAC_OVERRIDE. The host's
+    /proc/sys is bound (read-only) over the sandbox's: sysctls answer for the reader's
+    namespaces, so the sandbox still sees its own hostname and network values.
+    """
+    options: list[str] = []
+    for name in PROC_READ_ONLY:
+        if os.path.exists(f"/proc/{name}"):
+            options += ["--ro-bind", f"/proc/{name}", f"/proc/{name}"]
+    for name in PROC_MASKED:
+        path = f"/proc/{name}"
+        if os.path.isdir(path):
+            options += ["--tmpfs", path, "--remount-ro", path]
+        elif os.path.exists(path):
+            options += ["--ro-bind", "/dev/null", path]
+    return options
 
 
 def pump(process: subprocess.Popen, job: bytes, budget: int, deadline: float) -> tuple[bytes, bytes, str]:

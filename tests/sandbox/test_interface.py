@@ -74,6 +74,7 @@ import os, signal
 child = os.fork()
 if child == 0:
     os.setgroups([]); os.setgid(65534); os.setuid(65534)
+    import json, numpy  # the student's interpreter and libraries stay reachable
     try:
         open('secret.py').read(); print('read the secret')
     except PermissionError:
