@@ -135,3 +135,12 @@ def test_gradients_and_structural_checks_run_in_the_right_process(tmp_path, requ
     assert grade(spec, solution, sandbox).verdict == Kind.ACCEPTED
     verdict = grade(spec, solution.replace("* 0.5", "* 0.25"), sandbox)
     assert verdict.verdict == Kind.PARTIAL and "result[0]" in verdict.checks[0].message
+
+
+def test_unisolated_development_mode_still_grades_and_says_so(exercise):
+    from sandbox.local import LocalSandbox
+
+    sandbox = LocalSandbox(allow_unisolated=True, bwrap="/nonexistent/bwrap")  # a machine without bubblewrap
+    verdict = grade(exercise, exercise.solution, sandbox, seed=2)
+    assert verdict.verdict == Kind.ACCEPTED, verdict.notes
+    assert any("unisolated development mode" in note and "could read the hidden files" in note for note in verdict.notes)

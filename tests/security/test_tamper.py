@@ -107,6 +107,19 @@ class StaticGraph:
         key = (id(self), tuple(sorted(feed)))
         values = cache.setdefault(key, values)
         """), {Kind.PARTIAL}),
+    "returns_a_lazy_object_equal_to_everything": (patched_execute(CORRECT, """
+        class Lazy(dict):
+            def __eq__(self, other):
+                return True
+            def items(self):
+                return values.items()
+        class Anything:
+            def __eq__(self, other):
+                return True
+            def __getitem__(self, key):
+                return values[key]
+        values = Anything() if "w" in feed else Lazy()
+        """), {Kind.PARTIAL, Kind.WRONG_ANSWER}),
     "mutates_its_inputs": (patched_execute(CORRECT, "feed.clear()"), {Kind.PARTIAL}),
     "spins_cpu_in_background_to_slow_the_baseline": (with_prelude("""
         import os
