@@ -145,12 +145,18 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
     summary = toml.languages("summary")
     limits = _limits(toml, data.get("limits", {}))
 
-    declared = _declared_checks(texts["checks.py"])
+    declared, said_visible = _declared_checks(texts["checks.py"])
     visible = set(toml.strings("checks.visible", default=[]))
     toml.no_unknown_keys("checks", data.get("checks", {}), {"visible"})
     for name in sorted(visible):
         if name not in declared or declared[name][1]:
             raise SpecError(f'exercise.toml: [checks].visible names "{name}", but checks.py has no @check function of that name')
+    for name, said in said_visible.items():
+        if said != (name in visible):
+            raise SpecError(
+                f"exercise.toml: [checks].visible {'lacks' if said else 'lists'} \"{name}\", "
+                f"but checks.py says @check(visible={said}); make them agree"
+            )
     perf = _perf_specs(toml, data.get("perf", {}), declared)
     checks = [
         CheckSpec(name=name, points=pts, visible=name in visible, perf=is_perf)
@@ -298,13 +304,15 @@ def _limits(toml: _Toml, table: Any) -> Limits:
     return limits
 
 
-def _declared_checks(source: str) -> dict[str, tuple[float, bool]]:
-    """name -> (points, is_perf) for each @check / @perf function in checks.py, in order."""
+def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[str, bool]]:
+    """name -> (points, is_perf) for each @check / @perf function in checks.py, in order; and
+    name -> visible for checks that state it in the decorator."""
     try:
         tree = ast.parse(source, "checks.py")
     except SyntaxError as error:
         raise SpecError(f"checks.py: line {error.lineno}: {error.msg}") from None
     found: dict[str, tuple[float, bool]] = {}
+    declared_visible: dict[str, ast.expr] = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):
             continue
@@ -321,8 +329,25 @@ def _declared_checks(source: str) -> dict[str, tuple[float, bool]]:
                         points = float(ast.literal_eval(keyword.value))
                     except (ValueError, TypeError):
                         raise SpecError(f"checks.py: {node.name}: points must be a literal number") from None
+                elif keyword.arg == "visible" and kind == "check":
+                    declared_visible[node.name] = keyword.value
+                else:
+                    raise SpecError(
+                        f"checks.py: @{kind} {node.name}: unknown argument {keyword.arg}; "
+                        f"thresholds and baselines belong in exercise.toml [perf.{node.name}]"
+                    )
             found[node.name] = (points, kind == "perf")
-    return found
+    return found, {name: _literal_bool(name, expr) for name, expr in declared_visible.items()}
+
+
+def _literal_bool(name: str, expr: ast.expr) -> bool:
+    try:
+        value = ast.literal_eval(expr)
+    except ValueError:
+        value = None
+    if not isinstance(value, bool):
+        raise SpecError(f"checks.py: @check {name}: visible must be True or False")
+    return value
 
 
 def _perf_specs(toml: _Toml, table: Any, declared: dict[str, tuple[float, bool]]) -> list[PerfSpec]:

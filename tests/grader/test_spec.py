@@ -91,3 +91,16 @@ def test_a_syntax_error_in_the_solution(tmp_path):
 def test_a_missing_language(tmp_path):
     message = error_for(tmp_path, toml=TOML.replace('zh-hans = "加法"\n', ""))
     assert message == "exercise.toml: [title].zh-hans is missing"
+
+
+def test_thresholds_in_the_decorator_are_refused(tmp_path):
+    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n@perf(at_most=2)\ndef fast(s, r, g): pass\n"
+    message = error_for(tmp_path, checks=checks, toml=TOML.replace('visible = ["adds_small_numbers"]', "visible = []"))
+    assert message == ("checks.py: @perf fast: unknown argument at_most; "
+                       "thresholds and baselines belong in exercise.toml [perf.fast]")
+
+
+def test_visible_in_the_decorator_must_agree_with_the_toml(tmp_path):
+    checks = "from grader.harness import check\n@check(visible=True)\ndef adds_small_numbers(s, r, g): pass\n@check(visible=True)\ndef b(s, r, g): pass\n"
+    message = error_for(tmp_path, checks=checks)
+    assert message == 'exercise.toml: [checks].visible lacks "b", but checks.py says @check(visible=True); make them agree'
