@@ -1,0 +1,189 @@
+"""Checks for scalar-autograd: values and gradients against the reference, shared subexpressions,
+reflected operators, a 10 000-deep chain, and the speed of backward()."""
+import math
+
+from grader.harness import ProgramError, Race, check, close, fail, perf
+from grader.harness.programs import RemoteAttribute
+
+BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "truediv": lambda a, b: a / b}
+UNARY = {"relu": lambda a: max(a, 0.0), "tanh": math.tanh, "exp": math.exp, "neg": lambda a: -a}
+SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}
+
+
+def call(value, method, *args, shown):
+    """``value.method(*args)`` in the program; a missing operator fails with what the student wrote."""
+    try:
+        return RemoteAttribute(value, method)(*args)
+    except ProgramError as error:
+        if error.side == "student" and error.type_name == "AttributeError" and method in error.message:
+            fail(f"{shown} is not supported: your Value has no {method}")
+        raise
+
+
+def run(program, steps):
+    """Build the graph ``steps`` describes with the program's Value; returns its nodes."""
+    nodes = []
+    for step in steps:
+        kind = step[0]
+        if kind == "leaf":
+            nodes.append(program.Value(step[1]))
+        elif kind == "binary":  # node op node
+            _, op, i, j = step
+            nodes.append(call(nodes[i], f"__{op}__", nodes[j], shown=f"Value {SYMBOL[op]} Value"))
+        elif kind == "right":  # node op number
+            _, op, i, c = step
+            nodes.append(call(nodes[i], f"__{op}__", c, shown=f"Value {SYMBOL[op]} {c}"))
+        elif kind == "left":  # number op node: the reflected operator
+            _, op, c, i = step
+            nodes.append(call(nodes[i], f"__r{op}__", c, shown=f"{c} {SYMBOL[op]} Value"))
+        elif kind == "pow":
+            _, i, k = step
+            nodes.append(call(nodes[i], "__pow__", k, shown=f"Value ** {k}"))
+        elif kind == "neg":
+            nodes.append(call(nodes[step[1]], "__neg__", shown="-Value"))
+        else:  # relu, tanh, exp
+            nodes.append(call(nodes[step[1]], kind, shown=f"Value.{kind}()"))
+    return nodes
+
+
+def outcome(program, steps, watch=None):
+    """Run ``steps``, call backward() on the last node; data of every node, grad of the watched ones."""
+    nodes = run(program, steps)
+    nodes[-1].backward()
+    watch = range(len(nodes)) if watch is None else watch
+    return {
+        "data": [nodes[i].data.get() for i in watch],
+        "grad": [nodes[i].grad.get() for i in watch],
+    }
+
+
+def compare(student, reference, steps, what, watch=None):
+    got = outcome(student, steps, watch)
+    want = outcome(reference, steps, watch)
+    close(got["data"], want["data"], rtol=1e-9, atol=1e-12, what=f"{what}: .data")
+    close(got["grad"], want["grad"], rtol=1e-7, atol=1e-10, what=f"{what}: .grad")
+
+
+def random_steps(rng, size, leaves=4):
+    """A random expression graph whose nodes are reused many times (shared subexpressions).
+
+    Operands are picked so every value stays finite: exp only of small values, division only
+    by values away from zero, fractional powers only of positive values.
+    """
+    steps, values = [], []
+    for _ in range(leaves):
+        x = round(float(rng.normal()) * 1.5, 3)
+        steps.append(("leaf", x))
+        values.append(x)
+    while len(steps) < size:
+        n = len(values)
+        recent = int(rng.integers(max(0, n - 6), n))  # mostly recent nodes: deep as well as wide
+        other = int(rng.integers(0, n))
+        a, b = values[recent], values[other]
+        c = round(float(rng.uniform(-2, 2)), 2) or 0.5
+        choice = int(rng.integers(0, 10))
+        if choice < 4:
+            op = ["add", "sub", "mul", "truediv"][choice]
+            if op == "truediv" and abs(b) < 0.5 or op == "mul" and abs(a * b) > 50:
+                op = "add"
+            step, value = ("binary", op, recent, other), BINARY[op](a, b)
+        elif choice == 4:
+            op = str(rng.choice(["add", "sub", "mul", "truediv"]))
+            if op == "truediv" and abs(c) < 0.5:
+                c = 1.5
+            step, value = ("right", op, recent, c), BINARY[op](a, c)
+        elif choice == 5:
+            op = str(rng.choice(["add", "sub", "mul", "truediv"]))
+            if op == "truediv" and abs(a) < 0.5:
+                op = "mul"
+            step, value = ("left", op, c, recent), BINARY[op](c, a)
+        elif choice == 6:
+            k = [2, 3, -1, 0.5][int(rng.integers(0, 4))]
+            if k == 0.5 and a <= 0.1 or k == -1 and abs(a) < 0.5 or abs(a) > 4:
+                k = 2 if abs(a) <= 4 else 1
+            step, value = ("pow", recent, k), a ** k
+        else:
+            fn = ["relu", "tanh", "exp", "neg"][choice - 7 + int(rng.integers(0, 2))]
+            if fn == "exp" and a > 3:
+                fn = "tanh"
+            step, value = (fn, recent) if fn != "neg" else ("neg", recent), UNARY[fn](a)
+        if not math.isfinite(value) or abs(value) > 1e6:
+            step, value = ("tanh", recent), math.tanh(a)
+        steps.append(step)
+        values.append(value)
+    # The output mixes several recent nodes, so almost every node reaches it.
+    last = len(steps) - 1
+    for i in range(max(0, last - 3), last):
+        steps.append(("binary", "add", len(steps) - 1, i))
+    return steps
+
+
+# a = 2, b = -3: c = a * b + b ** 2, d = (c * a).tanh() + c.relu() - a / b
+SMALL = [
+    ("leaf", 2.0), ("leaf", -3.0),
+    ("binary", "mul", 0, 1), ("pow", 1, 2), ("binary", "add", 2, 3),    # 4: c = a*b + b**2 = 3
+    ("binary", "mul", 4, 0), ("right", "mul", 5, 0.1), ("tanh", 6),     # 7: tanh(0.1 * c * a)
+    ("relu", 4), ("binary", "add", 7, 8),                                 # 9
+    ("binary", "truediv", 0, 1), ("binary", "sub", 9, 10),               # 11: d
+]
+
+
+@check(points=2)
+def gradients_of_a_small_expression(student, reference, rng):
+    compare(student, reference, SMALL, "d = tanh(0.1*c*a) + relu(c) - a/b with c = a*b + b**2, a=2, b=-3")
+
+
+@check(points=1)
+def a_node_used_twice_gets_both_gradients(student, reference, rng):
+    # y = x * x + x: dy/dx = 2x + 1. Overwriting instead of adding gives x, 1 or 2x.
+    steps = [("leaf", 3.0), ("binary", "mul", 0, 0), ("binary", "add", 1, 0)]
+    compare(student, reference, steps, "y = x * x + x at x = 3", watch=[0, 2])
+
+
+@check(points=1)
+def operators_with_plain_numbers(student, reference, rng):
+    for op in ("add", "sub", "mul", "truediv"):
+        compare(student, reference, [("leaf", 4.0), ("right", op, 0, 2.0)], f"Value(4.0) {SYMBOL[op]} 2")
+        compare(student, reference, [("leaf", 4.0), ("left", op, 2.0, 0)], f"2 {SYMBOL[op]} Value(4.0)")
+    compare(student, reference, [("leaf", 4.0), ("neg", 0)], "-Value(4.0)")
+
+
+@check(points=1)
+def powers_relu_tanh_exp(student, reference, rng):
+    for k in (2, 3, -1, 0.5):
+        compare(student, reference, [("leaf", 1.7), ("pow", 0, k)], f"Value(1.7) ** {k}")
+    for x in (-0.8, 0.6):
+        for fn in ("relu", "tanh", "exp"):
+            compare(student, reference, [("leaf", x), (fn, 0)], f"Value({x}).{fn}()")
+
+
+@check(points=1)
+def a_fresh_value_has_zero_grad(student, reference, rng):
+    x = student.Value(1.25)
+    close(x.grad.get(), 0.0, what="Value(1.25).grad before any backward()")
+    close(x.data.get(), 1.25, what="Value(1.25).data")
+
+
+@check(points=3)
+def random_graphs_with_shared_subexpressions(student, reference, rng):
+    for size in (12, 40, 120):
+        compare(student, reference, random_steps(rng, size), f"a random graph of {size} nodes")
+
+
+@check(points=2)
+def a_chain_ten_thousand_nodes_deep(student, reference, rng):
+    # x -> tanh(x) * 0.9 + c -> ... 10 000 nodes: a recursive topological sort overflows the stack.
+    c = round(float(rng.uniform(0.05, 0.2)), 3)
+    steps = [("leaf", round(float(rng.normal()), 3))]
+    while len(steps) < 10_000:
+        n = len(steps) - 1
+        steps += [("tanh", n), ("right", "mul", n + 1, 0.9), ("right", "add", n + 2, c)]
+    compare(student, reference, steps, "a chain of 10 000 nodes", watch=[0, len(steps) // 2, len(steps) - 1])
+
+
+@perf(points=2)
+def backward_on_a_large_graph(student, reference, rng):
+    steps = random_steps(rng, 3000, leaves=20)
+    mine, theirs = run(student, steps)[-1], run(reference, steps)[-1]
+    # Each timed call runs backward() once more on the same graph; gradients simply accumulate.
+    return Race(student=mine.backward, reference=theirs.backward, inputs=lambda rng: ())
