@@ -148,15 +148,22 @@ def pack_outputs(out_dir: str, cap: int) -> tuple[bytes, bool, list[str]]:
     return buffer.getvalue(), truncated, notes
 
 
-def _live_cpu_s(exclude: int) -> float:
-    """CPU of every live process in this PID namespace, with what they already reaped."""
+def _live_cpu_s(session: int | None) -> float:
+    """CPU of the program's live processes, with what they already reaped.
+
+    As PID 1 that is every other process in the namespace; otherwise (unisolated) the
+    processes still in the program's session.
+    """
     total = 0
+    me = os.getpid()
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == exclude:
+        if not name.isdigit() or int(name) == me:
             continue
         try:
             with open(f"/proc/{name}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
+            if session is not None and int(fields[3]) != session:
+                continue
             total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
         except (OSError, IndexError, ValueError):
             continue
@@ -366,7 +373,7 @@ def supervise(job: dict, warm: bool) -> tuple[dict, bytes, bytes, bytes]:
         if child_status is not None and not selector.get_map():
             break
         used = resource.getrusage(RUSAGE_CHILDREN)
-        cpu_s = used.ru_utime + used.ru_stime + (_live_cpu_s(os.getpid()) if is_init else 0.0)
+        cpu_s = used.ru_utime + used.ru_stime + _live_cpu_s(None if is_init else child)
         elapsed = time.monotonic() - started
         if stopped_by is None and child_status is None:
             if cpu_s > limits["cpu_s"]:

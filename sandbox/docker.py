@@ -29,6 +29,7 @@ from docker.types import DeviceRequest, LogConfig, Ulimit
 
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
 from sandbox.protocol import (
+    BOOTSTRAP_PATH,
     HOST_GRACE_S,
     READY,
     ProtocolError,
@@ -41,6 +42,8 @@ from sandbox.protocol import (
 log = logging.getLogger(__name__)
 
 DEFAULT_IMAGE = "graphdojo-sandbox:latest"
+SANDBOX_PYTHON = "/opt/venv/bin/python3"
+BOOTSTRAP_SOURCE = BOOTSTRAP_PATH.read_text()
 WORKDIR = "/job"
 LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"
@@ -65,14 +68,18 @@ def container_config(
     runtime: str = "runc",
     preload: Sequence[str] = (),
     lifetime_s: float | None = None,
+    extra_labels: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of ``containers.create`` for one sandbox (pure, so it can be inspected)."""
     lifetime_s = lifetime_s if lifetime_s is not None else STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S + 60
-    labels = {LABEL: "1", EXPIRES_LABEL: f"{time.time() + lifetime_s:.0f}"}
+    labels = {**(extra_labels or {}), LABEL: "1", EXPIRES_LABEL: f"{time.time() + lifetime_s:.0f}"}
     if preload:
         labels[POOL_LABEL] = "1"
     config: dict[str, Any] = dict(
         image=image,
+        # The bootstrap travels with each container rather than in the image, so the
+        # host and its sandboxes always speak the same protocol version.
+        entrypoint=[SANDBOX_PYTHON, "-I", "-c", BOOTSTRAP_SOURCE],
         command=["--preload", ",".join(preload)] if preload else [],
         labels=labels,
         detach=True,
@@ -181,6 +188,7 @@ class DockerSandbox(Sandbox):
         pool_limits: Limits | None = None,
         preload: Sequence[str] = ("numpy", "torch"),
         docker_base_url: str | None = None,
+        labels: Mapping[str, str] | None = None,
         **_ignored: object,
     ) -> None:
         if runtime not in ("runc", "runsc"):
@@ -189,6 +197,7 @@ class DockerSandbox(Sandbox):
         self.runtime = runtime
         self.name = f"docker-{runtime}"
         self.base_url = docker_base_url
+        self.labels = dict(labels or {})  # e.g. the queue's name, to tell workers' containers apart
         self.client = self._connect()
         try:
             self.client.images.get(image)
@@ -231,7 +240,8 @@ class DockerSandbox(Sandbox):
         attached = self.pool.take(limits, options) if self.pool is not None else None
         notes = ["warm pool"] if attached is not None else []
         if attached is None:
-            attached = self.start(container_config(self.image, limits, options, self.runtime))
+            attached = self.start(container_config(self.image, limits, options, self.runtime,
+                                                   extra_labels=self.labels))
         try:
             return self._execute(attached, job, limits, notes)
         finally:
@@ -480,7 +490,7 @@ class WarmPool:
 
     def _start_one(self, limits: Limits) -> _Attached:
         config = container_config(self.sandbox.image, limits, RunOptions(), self.sandbox.runtime,
-                                  preload=self.preload, lifetime_s=POOL_TTL_S)
+                                  preload=self.preload, lifetime_s=POOL_TTL_S, extra_labels=self.sandbox.labels)
         attached = self.sandbox.start(config)
         ended = attached.read_until(time.monotonic() + POOL_READY_TIMEOUT_S, 1024, stop_after=READY)
         if ended != "stop":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import signal as signals
 import struct
 import tarfile
 from collections.abc import Mapping, Sequence
@@ -17,6 +18,7 @@ from sandbox.base import OUTPUT_DIR, Limits, Outcome
 BOOTSTRAP_PATH = Path(__file__).with_name("bootstrap.py")
 READY = b"GDREADY\n"
 REPORT_HEADER_MAX = 64 * 1024
+SIGXCPU = int(signals.SIGXCPU)
 # Wall clock granted beyond limits.wall_s before the host kills the sandbox itself: the
 # bootstrap normally stops the program first and reports it.
 HOST_GRACE_S = 5.0
@@ -131,7 +133,7 @@ def outcome_from_report(
     if not killed_by_oom and memory_by_rlimit and b"MemoryError" in stderr[-4096:]:
         killed_by_oom = True  # no memory cgroup: an RLIMIT_AS allocation failure
     stopped_by = report.get("stopped_by")
-    if stopped_by in ("cpu", "wall"):
+    if stopped_by in ("cpu", "wall") or signal == SIGXCPU:  # SIGXCPU: RLIMIT_CPU, the per-process backstop
         status = "timeout"
     elif killed_by_oom:
         status = "memory"

@@ -27,7 +27,7 @@ CACHE=${GRAPHDOJO_CACHE:-/var/cache/graphdojo}
 PYTHON=${PYTHON:-$root/.venv/bin/python}
 [[ -x $PYTHON ]] || PYTHON=python3.11
 
-inputs_hash=$(cat "$here/Dockerfile" "$here/build.sh" "$root/sandbox/bootstrap.py" \
+inputs_hash=$(cat "$here/Dockerfile" "$here/build.sh" \
     | { cat; echo "$BASE $VARIANT $NUMPY_VERSION $TORCH_VERSION $TORCH_INDEX"; } \
     | sha256sum | cut -c1-16)
 current=$(docker image inspect "$IMAGE" --format '{{ index .Config.Labels "graphdojo.inputs" }}' 2>/dev/null || true)
@@ -64,7 +64,7 @@ fi
 
 context=$(mktemp -d "${TMPDIR:-/tmp}/graphdojo-image.XXXXXX")
 trap 'rm -rf "$context"' EXIT
-cp "$here/Dockerfile" "$root/sandbox/bootstrap.py" "$context/"
+cp "$here/Dockerfile" "$context/"
 cp -al "$wheelhouse" "$context/wheelhouse" 2>/dev/null || cp -a "$wheelhouse" "$context/wheelhouse"
 echo "building $IMAGE from $BASE (inputs $inputs_hash)"
 docker build -q --build-arg "BASE=$BASE" --label "graphdojo.inputs=$inputs_hash" -t "$IMAGE" "$context"

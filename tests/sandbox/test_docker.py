@@ -5,6 +5,7 @@ import dataclasses
 import json
 import struct
 import time
+import uuid
 
 import pytest
 
@@ -22,10 +23,10 @@ from tests.sandbox.backends import HOW_DOCKER, SMALL, backend_sandbox, docker_ru
 POOL_LIMITS = dataclasses.replace(SMALL, memory_mb=768, cpu_s=10.0, wall_s=15.0)
 
 
-def _labelled_containers():
+def _labelled_containers(label: str = LABEL):
     import docker
 
-    return docker.from_env().containers.list(all=True, filters={"label": LABEL})
+    return docker.from_env().containers.list(all=True, filters={"label": label})
 
 
 @pytest.fixture
@@ -94,10 +95,12 @@ def test_auto_picks_docker_when_the_engine_and_image_are_there(docker_sandbox):
 
 
 def test_no_container_is_left_after_runs(docker_sandbox):
-    before = {c.id for c in _labelled_containers()}
-    docker_sandbox.run({}, ["true"], SMALL)
-    docker_sandbox.run({}, ["sleep", "60"], dataclasses.replace(SMALL, wall_s=1.0))
-    assert {c.id for c in _labelled_containers()} <= before
+    run_label = f"graphdojo.test-run={uuid.uuid4().hex}"  # other workers may share this engine
+    sandbox = get_sandbox("docker", labels=dict([run_label.split("=")]))
+    sandbox.run({}, ["true"], SMALL)
+    sandbox.run({}, ["sleep", "60"], dataclasses.replace(SMALL, wall_s=1.0))
+    sandbox.run({}, ["python3", "-c", "x = bytearray(10**9)"], SMALL)
+    assert _labelled_containers(run_label) == []
 
 
 def test_the_janitor_removes_expired_orphans_only(docker_sandbox):
