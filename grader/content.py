@@ -180,7 +180,8 @@ def _detail(verdict: Verdict) -> str:
         f"{check.name}: {check.kind or 'FAILED'}: {check.message.strip()[:300]}"
         for check in verdict.checks if not check.passed
     ]
-    lines += [note[:500] for note in verdict.notes]
+    # A judge traceback says what went wrong at its end.
+    lines += [note if len(note) <= 800 else "..." + note[-800:] for note in verdict.notes]
     return "\n".join(lines)[:4000]
 
 
