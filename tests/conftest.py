@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 IN_CI = os.environ.get("CI") == "true"
 
@@ -57,3 +61,34 @@ def page(chromium):
     context.set_default_timeout(15_000)
     yield context.new_page()
     context.close()
+
+
+@pytest.fixture
+def content_dir(tmp_path) -> Path:
+    """A private copy of exercises/ that a test may change."""
+    target = tmp_path / "exercises"
+    shutil.copytree(ROOT / "exercises", target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+@pytest.fixture
+def make_user(django_user_model):
+    def make(username: str = "ada", role: str = "student", password: str = "a-long-password-1"):
+        user = django_user_model.objects.create_user(username=username, password=password, role=role)
+        user.raw_password = password
+        return user
+
+    return make
+
+
+DB_FIXTURES = {"db", "transactional_db", "django_db_setup", "live_server"}
+
+
+@pytest.fixture(autouse=True)
+def _database_tests_run_on_postgres(request):
+    """The tests that matter run on PostgreSQL; SQLite in CI would hide what production does."""
+    if request.node.get_closest_marker("django_db") or DB_FIXTURES.intersection(request.fixturenames):
+        from django.conf import settings
+
+        engine = settings.DATABASES["default"]["ENGINE"]
+        require("PostgreSQL", engine.endswith("postgresql"), "set DATABASE_URL to a postgres:// URL")

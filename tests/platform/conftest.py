@@ -1,37 +1,7 @@
 """Factories for platform tests: real exercises loaded into the catalog, users by role."""
-import shutil
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 THIN_PATH_EXERCISE = "static-graph-executor"
-
-
-@pytest.fixture(autouse=True)
-def _on_postgres_in_ci(request, settings, requires):
-    """The tests that matter run on PostgreSQL; SQLite in CI would hide what production does."""
-    if "django_db_setup" in request.fixturenames:
-        engine = settings.DATABASES["default"]["ENGINE"]
-        requires("PostgreSQL", engine.endswith("postgresql"), "set DATABASE_URL to a postgres:// URL")
-
-
-@pytest.fixture
-def content_dir(tmp_path) -> Path:
-    """A private copy of exercises/ that a test may change."""
-    target = tmp_path / "exercises"
-    shutil.copytree(ROOT / "exercises", target, ignore=shutil.ignore_patterns("__pycache__"))
-    return target
-
-
-@pytest.fixture
-def make_user(django_user_model):
-    def make(username: str = "ada", role: str = "student", password: str = "a-long-password-1"):
-        user = django_user_model.objects.create_user(username=username, password=password, role=role)
-        user.raw_password = password
-        return user
-
-    return make
 
 
 @pytest.fixture
