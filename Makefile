@@ -22,6 +22,7 @@ $(STAMP): pyproject.toml
 run: venv sandbox-tools
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py sync_content
+	$(PY) manage.py sync_quizzes
 	$(PY) manage.py demo_accounts
 	exec $(PY) manage.py serve
 

@@ -1,19 +1,40 @@
+from django.contrib.auth.models import Group, Permission
+
 from accounts.models import User
 
 DEMO_ACCOUNTS = (
-    # (username, password, role, staff): staff lets the instructor open the admin.
-    ("instructor", "graphdojo-instructor", User.Role.INSTRUCTOR, True),
-    ("student", "graphdojo-student", User.Role.STUDENT, False),
+    # (username, password, role)
+    ("instructor", "graphdojo-instructor", User.Role.INSTRUCTOR),
+    ("student", "graphdojo-student", User.Role.STUDENT),
 )
+# What an instructor manages in the admin: content and their class's work, not accounts.
+INSTRUCTOR_APPS = ("catalog", "quizzes", "interviews", "submissions")
+
+
+def instructors_group() -> Group:
+    """The group every instructor belongs to, with the admin rights the role needs."""
+    group, _ = Group.objects.get_or_create(name="Instructors")
+    group.permissions.set(Permission.objects.filter(content_type__app_label__in=INSTRUCTOR_APPS))
+    return group
+
+
+def user_set_role(user: User, role: str) -> None:
+    """Instructors get the admin (staff) and the instructor group; students neither."""
+    user.role = role
+    user.is_staff = role == User.Role.INSTRUCTOR
+    user.save()
+    if user.is_staff:
+        user.groups.add(instructors_group())
+    else:
+        user.groups.remove(*Group.objects.filter(name="Instructors"))
 
 
 def demo_accounts_ensure() -> list[tuple[str, str, str]]:
     """Create (or reset) the demo instructor and student; returns (username, password, role)."""
     created = []
-    for username, password, role, staff in DEMO_ACCOUNTS:
+    for username, password, role in DEMO_ACCOUNTS:
         user, _ = User.objects.get_or_create(username=username)
-        user.role, user.is_staff = role, staff
         user.set_password(password)
-        user.save()
+        user_set_role(user, role)
         created.append((username, password, role))
     return created
