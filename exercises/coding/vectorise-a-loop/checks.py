@@ -1,0 +1,52 @@
+"""Checks for vectorise-a-loop: the same softmax as the loop, stable on large inputs, and far faster."""
+import numpy as np
+
+from grader.harness import Race, check, close, perf
+
+
+@check(points=1)
+def matches_the_loop_on_a_small_batch(student, reference, rng):
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [-1.0, 5.0, 0.5]])
+    close(student.softmax(x), reference.softmax_loop(x), what="softmax of a 3x3 batch")
+
+
+@check(points=1)
+def rows_sum_to_one(student, reference, rng):
+    x = rng.normal(size=(7, 11))
+    got = student.softmax(x)
+    close(got, reference.softmax(x), what="softmax of a 7x11 batch")
+    close(np.asarray(got).sum(axis=1), np.ones(7), what="each row's sum")
+
+
+@check(points=2)
+def large_logits_do_not_overflow(student, reference, rng):
+    x = np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -1000.0, -999.0]])
+    close(student.softmax(x), reference.softmax(x), what="softmax of [[1000, 1001, 1002], [-1000, -1000, -999]]")
+
+
+@check(points=1)
+def one_row_and_one_column(student, reference, rng):
+    for shape in ((1, 9), (9, 1)):
+        x = rng.normal(size=shape) * 4
+        close(student.softmax(x), reference.softmax(x), what=f"softmax of a {shape[0]}x{shape[1]} batch")
+
+
+@check(points=2)
+def random_batches(student, reference, rng):
+    for rows, cols in ((3, 5), (64, 10), (33, 257)):
+        x = rng.normal(size=(rows, cols)) * float(rng.uniform(0.5, 30))
+        close(student.softmax(x), reference.softmax(x), what=f"softmax of a {rows}x{cols} batch")
+
+
+def batches(rng):
+    return (rng.normal(size=(512, 32)) * 3,)
+
+
+@perf(points=2)
+def far_faster_than_the_loop(student, reference, rng):
+    return Race(student=student.softmax, reference=reference.softmax, baselines={"loop": reference.softmax_loop}, inputs=batches)
+
+
+@perf(points=2)
+def close_to_the_reference(student, reference, rng):
+    return Race(student=student.softmax, reference=reference.softmax, inputs=batches)
