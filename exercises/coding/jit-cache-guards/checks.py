@@ -1,0 +1,78 @@
+"""Checks for jit-cache-guards: the result and the three counters after every call, against the reference."""
+import numpy as np
+
+from grader.harness import check, close, equal, fn
+
+SCALE = "lambda x, k: x * k + 1"
+MATMUL = "lambda a, b: a @ b"
+
+
+def counters(compiled):
+    return {"compiles": compiled.compiles.get(), "hits": compiled.hits.get(), "eager_calls": compiled.eager_calls.get()}
+
+
+def replay(student, reference, source, calls, what, cache_limit=8):
+    mine = student.jit(fn(source), cache_limit)
+    theirs = reference.jit(fn(source), cache_limit)
+    for i, args in enumerate(calls):
+        label = f"{what}, call {i + 1} ({describe(args)})"
+        close(mine(*args), theirs(*args), what=f"{label}: the result")
+        equal(counters(mine), counters(theirs), what=f"{label}: compiles/hits/eager_calls")
+
+
+def describe(args):
+    return ", ".join(f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else repr(a) for a in args)
+
+
+def ones(*shape, dtype=np.float64):
+    return np.ones(shape, dtype=dtype)
+
+
+@check(points=1)
+def the_same_shape_hits_the_cache(student, reference, rng):
+    replay(student, reference, SCALE, [(ones(4, 3), 2.0), (ones(4, 3) * 2, 2.0), (ones(4, 3) * 3, 2.0)], "x * 2.0 + 1")
+
+
+@check(points=1)
+def a_new_dtype_recompiles(student, reference, rng):
+    replay(student, reference, SCALE, [(ones(4, 3), 2.0), (ones(4, 3, dtype=np.float32), 2.0), (ones(4, 3), 2.0)], "x * 2.0 + 1")
+
+
+@check(points=2)
+def a_size_that_changes_becomes_dynamic(student, reference, rng):
+    calls = [(ones(4, 3), 2.0), (ones(5, 3), 2.0), (ones(6, 3), 2.0), (ones(9, 3), 2.0), (ones(9, 4), 2.0), (ones(2, 7), 2.0)]
+    replay(student, reference, SCALE, calls, "batches of changing size")
+
+
+@check(points=1)
+def plain_numbers_are_specialised(student, reference, rng):
+    replay(student, reference, SCALE, [(ones(3), 2.0), (ones(3), 3.0), (ones(3), 2.0), (ones(3), 2)], "x * k + 1 for several k")
+
+
+@check(points=1)
+def past_the_limit_it_runs_eagerly(student, reference, rng):
+    calls = [(ones(2), float(k)) for k in range(6)] + [(ones(2), 0.0), (ones(2), 9.0)]
+    replay(student, reference, SCALE, calls, "six different k with cache_limit=3", cache_limit=3)
+
+
+@check(points=1)
+def matmul_with_two_dynamic_arguments(student, reference, rng):
+    calls = [(ones(2, 3), ones(3, 4)), (ones(5, 3), ones(3, 4)), (ones(5, 3), ones(3, 6)), (ones(8, 3), ones(3, 1)),
+             (ones(8, 2), ones(2, 1))]
+    replay(student, reference, MATMUL, calls, "a @ b")
+
+
+@check(points=3)
+def random_call_sequences(student, reference, rng):
+    for limit in (2, 4, 8):
+        calls = []
+        for _ in range(25):
+            rows = int(rng.choice([4, 4, 4, 8, 16, 3]))
+            cols = int(rng.choice([3, 3, 3, 5]))
+            dtype = np.float32 if rng.random() < 0.2 else np.float64
+            k = float(rng.choice([2.0, 2.0, 2.0, 0.5])) if rng.random() < 0.9 else int(rng.integers(1, 3))
+            x = rng.normal(size=(rows, cols)).astype(dtype)
+            if rng.random() < 0.1:
+                x = x.reshape(-1)
+            calls.append((x, k))
+        replay(student, reference, SCALE, calls, f"random calls with cache_limit={limit}", cache_limit=limit)
