@@ -197,34 +197,33 @@ def _child_env(job_env: dict) -> dict:
     return env
 
 
-def _run_in_this_interpreter(argv: list[str]) -> bool:
-    """Whether argv is a Python invocation the warm interpreter can run without exec."""
+def python_invocation(argv: list[str]) -> list[str] | None:
+    """``[-c CODE | -m MODULE | SCRIPT, args...]`` when argv is a Python run the warm interpreter can do."""
     if not argv or argv[0] != "python3":
-        return False
-    rest = [a for a in argv[1:3] if a in ("-u", "-B")]
-    tail = argv[1 + len(rest):]
+        return None
+    tail = list(argv[1:])
+    while tail and tail[0] in ("-u", "-B"):  # harmless here: output is unbuffered, bytecode is never written
+        tail.pop(0)
     if not tail:
-        return False
-    return tail[0] in ("-c", "-m") and len(tail) >= 2 or not tail[0].startswith("-")
+        return None
+    if tail[0] in ("-c", "-m"):
+        return tail if len(tail) >= 2 else None
+    return None if tail[0].startswith("-") else tail
 
 
-def _exec_python_in_process(argv: list[str]) -> None:
-    """Run ``python3 [-u|-B] (-c CODE | -m MODULE | SCRIPT) args...`` in this process, then exit."""
+def run_python_here(tail: list[str]) -> None:
+    """Run a Python invocation in this (warm) process as ``python3`` would, then exit."""
     import runpy
     import traceback
 
-    tail = [a for a in argv[1:]]
-    while tail and tail[0] in ("-u", "-B"):
-        tail.pop(0)
     code = 0
     try:
         if tail[0] == "-c":
             sys.argv = ["-c", *tail[2:]]
             sys.path.insert(0, "")
-            namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-            sys.modules["__main__"] = type(sys)("__main__")
-            sys.modules["__main__"].__dict__.update(namespace)
-            exec(compile(tail[1], "<string>", "exec"), sys.modules["__main__"].__dict__)
+            main_module = type(sys)("__main__")
+            sys.modules["__main__"] = main_module
+            exec(compile(tail[1], "<string>", "exec"), main_module.__dict__)
         elif tail[0] == "-m":
             sys.argv = [tail[1], *tail[2:]]
             sys.path.insert(0, os.getcwd())
@@ -285,10 +284,11 @@ def start_child(job: dict, workdir: str, out_w: int, err_w: int, warm: bool) -> 
         if limits.get("nproc"):
             resource.setrlimit(resource.RLIMIT_NPROC, (limits["nproc"],) * 2)
         env = _child_env(job.get("env") or {})
-        if warm and _run_in_this_interpreter(argv):
+        tail = python_invocation(argv) if warm else None
+        if tail is not None:
             os.environ.clear()
             os.environ.update(env)
-            _exec_python_in_process(argv)
+            run_python_here(tail)
         if argv and argv[0] == "python3":
             argv[0] = sys.executable
         os.execvpe(argv[0], argv, env)

@@ -49,7 +49,8 @@ from sandbox.protocol import (
 )
 
 WORKDIR = "/job"
-SANDBOX_BOOTSTRAP = "/opt/graphdojo/bootstrap.py"
+# Read once: a worker keeps speaking the protocol it was started with.
+BOOTSTRAP_SOURCE = BOOTSTRAP_PATH.read_text()
 UNISOLATED_NOTE = "unisolated development mode: no isolation"
 STARTUP_GRACE_S = 10.0
 CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL")
@@ -107,7 +108,7 @@ class LocalSandbox(Sandbox):
     def _command(self, limits: Limits, scratch: str | None) -> list[str]:
         python = sys.executable
         if self.unisolated:
-            return [python, str(BOOTSTRAP_PATH)]
+            return [python, "-I", "-c", BOOTSTRAP_SOURCE]
         tmpfs_bytes = str(limits.tmpfs_mb * 1024 * 1024)
         command = [
             self.bwrap,
@@ -135,7 +136,7 @@ class LocalSandbox(Sandbox):
         # get through them to the interpreter, as it can on the host.
         for parent in sorted({str(p) for prefix in bound for p in Path(prefix).parents if str(p) != "/"}):
             command += ["--chmod", "0755", parent]
-        command += ["--ro-bind", str(BOOTSTRAP_PATH), SANDBOX_BOOTSTRAP, "--proc", "/proc"]
+        command += ["--proc", "/proc"]
         command += _proc_protections()
         command += [
             "--dev", "/dev",
@@ -143,7 +144,7 @@ class LocalSandbox(Sandbox):
             "--size", tmpfs_bytes, "--tmpfs", WORKDIR,
             "--remount-ro", "/",
             "--chdir", "/",
-            python, "-I", SANDBOX_BOOTSTRAP,
+            python, "-I", "-c", BOOTSTRAP_SOURCE,
         ]
         return command
 
