@@ -1,0 +1,79 @@
+"""Checks for zero-graph-breaks: the same values as the eager block, and torch._dynamo.explain finds no break.
+
+torch._dynamo.explain must run where the student's function lives, in the student's own
+process: the checks reach torch through the student's module (``import torch`` at the top)
+and call explain there through handles, then read the count back as plain data.
+"""
+import numpy as np
+
+from grader.harness import ProgramError, check, close, equal, fail
+from grader.harness.programs import RemoteAttribute
+from grader.harness.wire import TensorArray
+
+
+def tensor(array):
+    """A float32 numpy array that arrives in the program as a torch tensor."""
+    out = np.asarray(array, dtype=np.float32).view(TensorArray)
+    out.torch_dtype = "float32"
+    return out
+
+
+def inputs(rng, batch, sign):
+    x = rng.normal(size=(batch, 8))
+    w = rng.normal(size=(8, 4)) * 0.5
+    h = x @ w
+    if np.sign(h.sum()) != sign:  # choose which side of the branch this case takes
+        w = -w
+    return tensor(x), tensor(w)
+
+
+def explain(program, x, w):
+    """torch._dynamo.explain(model)(x, w), run inside ``program``; returns (break count, report)."""
+    try:
+        torch = RemoteAttribute(program, "torch").get()
+    except ProgramError:
+        fail("keep `import torch` at the top of your file: the checks reach torch._dynamo through it")
+    dynamo = RemoteAttribute(torch, "_dynamo").get()
+    RemoteAttribute(dynamo, "reset")()
+    explained = RemoteAttribute(dynamo, "explain")(program.model.get())(x, w)
+    count = RemoteAttribute(explained, "graph_break_count").get()
+    reasons = RemoteAttribute(explained, "break_reasons").get()
+    text = "; ".join(str(RemoteAttribute(r, "reason").get()).splitlines()[0][:200] for r in reasons[:3]) if reasons else ""
+    return int(count), text
+
+
+def same_values(student, reference, rng, batch, sign, what):
+    x, w = inputs(rng, batch, sign)
+    close(student.model(x, w), reference.model(x, w), rtol=1e-5, atol=1e-6, what=what)
+
+
+@check(points=1)
+def same_values_when_the_sum_is_positive(student, reference, rng):
+    same_values(student, reference, rng, 16, 1, "model(x, w) where (x @ w).sum() > 0")
+
+
+@check(points=1)
+def same_values_when_the_sum_is_negative(student, reference, rng):
+    same_values(student, reference, rng, 16, -1, "model(x, w) where (x @ w).sum() < 0")
+
+
+@check(points=4)
+def no_graph_breaks(student, reference, rng):
+    x, w = inputs(rng, 16, 1)
+    count, reasons = explain(student, x, w)
+    if count:
+        fail(f"torch._dynamo.explain(model) found {count} graph break(s): {reasons}")
+
+
+@check(points=2)
+def random_inputs_and_batch_sizes(student, reference, rng):
+    for batch in (1, 5, 64):
+        for sign in (1, -1):
+            same_values(student, reference, rng, batch, sign, f"model(x, w) on a batch of {batch}")
+
+
+@check(points=1)
+def one_graph_on_the_other_branch_too(student, reference, rng):
+    x, w = inputs(rng, 7, -1)
+    count, reasons = explain(student, x, w)
+    equal(count, 0, what=f"graph breaks when the sum is negative ({reasons})")
