@@ -8,8 +8,11 @@ import uuid
 from pathlib import Path
 
 
+CPU_PERIOD_US = 100_000
+
+
 def _mounts() -> dict[str, Path]:
-    """Controller name ('memory', 'pids', or 'unified' for v2) -> mount point."""
+    """Controller name ('memory', 'pids', 'cpu', or 'unified' for v2) -> mount point."""
     found: dict[str, Path] = {}
     try:
         lines = Path("/proc/self/mountinfo").read_text().splitlines()
@@ -22,7 +25,7 @@ def _mounts() -> dict[str, Path]:
             continue
         if tail[0] == "cgroup":
             for option in tail[2].split(","):
-                if option in ("memory", "pids"):
+                if option in ("memory", "pids", "cpu"):
                     found.setdefault(option, Path(fields[4]))
         elif tail[0] == "cgroup2":
             found.setdefault("unified", Path(fields[4]))
@@ -43,7 +46,7 @@ def remove_stale(max_age_s: float = 3600.0) -> int:
     """Remove run cgroups left empty by a worker that was killed mid-run; returns how many."""
     removed = 0
     mounts, own = _mounts(), _own_paths()
-    parents = [mounts[c] / own.get(c, "/").lstrip("/") for c in ("memory", "pids") if c in mounts]
+    parents = [mounts[c] / own.get(c, "/").lstrip("/") for c in ("memory", "pids", "cpu") if c in mounts]
     if "unified" in mounts:
         parents.append(mounts["unified"] / own.get("", "/").lstrip("/"))
     for parent in parents:
@@ -58,7 +61,7 @@ def remove_stale(max_age_s: float = 3600.0) -> int:
 
 
 class RunCgroup:
-    """The cgroup(s) one sandbox lives in: limits memory (swap included) and processes."""
+    """The cgroup(s) one sandbox lives in: limits memory (swap included), processes and CPU share."""
 
     def __init__(self, dirs: list[Path], version: int) -> None:
         self.dirs = dirs
@@ -69,7 +72,7 @@ class RunCgroup:
         return [str(d / "cgroup.procs") for d in self.dirs]
 
     @classmethod
-    def create(cls, memory_bytes: int, pids: int) -> RunCgroup | None:
+    def create(cls, memory_bytes: int, pids: int, cpus: float = 0.0) -> RunCgroup | None:
         """Make the cgroup with its limits, or None (no permission, no controller)."""
         try:
             mounts, own = _mounts(), _own_paths()
@@ -77,13 +80,13 @@ class RunCgroup:
             return None
         name = f"graphdojo-{uuid.uuid4().hex[:12]}"
         if "memory" in mounts and "pids" in mounts:
-            return cls._create_v1(mounts, own, name, memory_bytes, pids)
+            return cls._create_v1(mounts, own, name, memory_bytes, pids, cpus)
         if "unified" in mounts:
-            return cls._create_v2(mounts["unified"], own.get("", "/"), name, memory_bytes, pids)
+            return cls._create_v2(mounts["unified"], own.get("", "/"), name, memory_bytes, pids, cpus)
         return None
 
     @classmethod
-    def _create_v1(cls, mounts, own, name, memory_bytes, pids) -> RunCgroup | None:
+    def _create_v1(cls, mounts, own, name, memory_bytes, pids, cpus) -> RunCgroup | None:
         memory_dir = mounts["memory"] / own.get("memory", "/").lstrip("/") / name
         pids_dir = mounts["pids"] / own.get("pids", "/").lstrip("/") / name
         group = cls([memory_dir, pids_dir], 1)
@@ -99,10 +102,19 @@ class RunCgroup:
         except OSError:
             group.remove()
             return None
+        if cpus > 0 and "cpu" in mounts:  # a share, not a safety limit: best effort
+            cpu_dir = mounts["cpu"] / own.get("cpu", "/").lstrip("/") / name
+            try:
+                cpu_dir.mkdir()
+                group.dirs.append(cpu_dir)
+                (cpu_dir / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+                (cpu_dir / "cpu.cfs_quota_us").write_text(str(int(cpus * CPU_PERIOD_US)))
+            except OSError:
+                pass
         return group
 
     @classmethod
-    def _create_v2(cls, mount, own_path, name, memory_bytes, pids) -> RunCgroup | None:
+    def _create_v2(cls, mount, own_path, name, memory_bytes, pids, cpus) -> RunCgroup | None:
         parent = mount / own_path.lstrip("/")
         try:
             available = (parent / "cgroup.controllers").read_text().split()
@@ -116,6 +128,8 @@ class RunCgroup:
             (parent / name / "memory.max").write_text(str(memory_bytes))
             (parent / name / "memory.swap.max").write_text("0")
             (parent / name / "pids.max").write_text(str(pids))
+            if cpus > 0 and "cpu" in available:
+                (parent / name / "cpu.max").write_text(f"{int(cpus * CPU_PERIOD_US)} {CPU_PERIOD_US}")
         except OSError:
             group.remove()
             return None

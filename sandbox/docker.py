@@ -318,7 +318,10 @@ def janitor(client: docker.DockerClient, now: float | None = None) -> int:
             expires = float(container.labels.get(EXPIRES_LABEL, "0"))
         except ValueError:
             expires = 0.0
-        if expires < now:
+        # A pooled container that stopped (its worker died, so its job stream closed) can
+        # never serve a job: no need to wait for its expiry.
+        idle_pool_dead = container.labels.get(POOL_LABEL) == "1" and container.status in ("exited", "dead")
+        if expires < now or idle_pool_dead:
             _remove(container)
             removed += 1
     return removed

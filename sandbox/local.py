@@ -87,7 +87,7 @@ class LocalSandbox(Sandbox):
         if options.gpus:
             raise SandboxUnavailable("the local backend has no GPU path; run GPU jobs on the docker backend")
         memory_bytes = limits.memory_mb * 1024 * 1024
-        cgroup = RunCgroup.create(memory_bytes, limits.pids)
+        cgroup = RunCgroup.create(memory_bytes, limits.pids, limits.cpus)
         notes: list[str] = [UNISOLATED_NOTE] if self.unisolated else []
         extra: dict[str, int] = {}
         if cgroup is None:

@@ -14,6 +14,7 @@ from sandbox.docker import (
     CAPABILITIES,
     EXPIRES_LABEL,
     LABEL,
+    POOL_LABEL,
     DockerSandbox,
     container_config,
 )
@@ -117,6 +118,22 @@ def test_the_janitor_removes_expired_orphans_only(docker_sandbox):
                 container.remove(force=True)
             except Exception:
                 pass
+
+
+def test_the_janitor_removes_a_stopped_pooled_container_at_once(docker_sandbox):
+    client = docker_sandbox.client
+    stopped = client.containers.create(DEFAULT_IMAGE, entrypoint=["true"], labels={
+        LABEL: "1", POOL_LABEL: "1", EXPIRES_LABEL: str(time.time() + 600)})
+    try:
+        stopped.start()
+        stopped.wait(timeout=30)
+        docker_sandbox.janitor()
+        assert stopped.id not in {c.id for c in _labelled_containers()}
+    finally:
+        try:
+            stopped.remove(force=True)
+        except Exception:
+            pass
 
 
 @pytest.fixture

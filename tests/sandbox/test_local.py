@@ -1,6 +1,7 @@
 """The bubblewrap backend: what it refuses, its unisolated development mode, its cgroup."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import threading
@@ -85,3 +86,10 @@ def _cmdline(proc: Path) -> bytes:
         return (proc / "cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def test_the_cpu_share_holds_several_busy_processes_to_it(local):
+    limits = dataclasses.replace(SMALL, cpus=0.5, cpu_s=5.0, wall_s=5.0)
+    outcome = local.run({}, ["sh", "-c", "(while :; do :; done) & (while :; do :; done) & sleep 1.5; kill %1 %2"], limits)
+    assert outcome.status == "ok", outcome
+    assert outcome.cpu_s < 1.5 * 0.5 * 1.3  # two loops, half a CPU between them
