@@ -1,0 +1,94 @@
+"""Checks for cuda-graph-capture: the same values as eager execution, a real CUDAGraph, and faster replay.
+
+Needs an NVIDIA GPU (gpu = true): the judge runs it only on hosts that pass one to the sandbox.
+"""
+import numpy as np
+
+from grader.harness import Race, check, close, equal, fail, perf
+from grader.harness.wire import TensorArray
+
+WIDTH = 64
+
+
+def tensor(array):
+    out = np.asarray(array, dtype=np.float32).view(TensorArray)
+    out.torch_dtype = "float32"
+    return out
+
+
+def mlp(rng, depth, width=WIDTH):
+    weights = [tensor(rng.normal(size=(width, width)) / np.sqrt(width)) for _ in range(depth)]
+    biases = [tensor(rng.normal(size=(width,)) * 0.1) for _ in range(depth)]
+    return weights, biases
+
+
+def batch(rng, rows, width=WIDTH):
+    return tensor(rng.normal(size=(rows, width)))
+
+
+def expected(x, weights, biases):
+    """The forward pass on the judge's side, in float64: tanh(x @ w + b), layer after layer."""
+    h = np.asarray(x, dtype=np.float64)
+    for w, b in zip(weights, biases):
+        h = np.tanh(h @ np.asarray(w, dtype=np.float64) + np.asarray(b, dtype=np.float64))
+    return h
+
+
+def agrees(got, x, weights, biases, what):
+    if not isinstance(got, TensorArray):
+        fail(f"{what}: return a torch tensor, got {type(got).__name__}")
+    close(np.asarray(got, dtype=np.float64), expected(x, weights, biases), rtol=2e-3, atol=2e-3, what=what)
+
+
+@check(points=1)
+def matches_eager_on_one_batch(student, reference, rng):
+    weights, biases = mlp(rng, 4)
+    step = student.GraphedMLP(weights, biases, 16)
+    x = batch(rng, 16)
+    agrees(step(x), x, weights, biases, "GraphedMLP(4 layers)(x)")
+
+
+@check(points=2)
+def new_inputs_on_every_replay(student, reference, rng):
+    weights, biases = mlp(rng, 4)
+    step = student.GraphedMLP(weights, biases, 16)
+    for i in range(4):
+        x = batch(rng, 16)
+        agrees(step(x), x, weights, biases, f"call {i + 1} with a new batch")
+
+
+@check(points=2)
+def a_cuda_graph_is_captured_and_replayed(student, reference, rng):
+    weights, biases = mlp(rng, 3)
+    step = student.GraphedMLP(weights, biases, 8)
+    graph = step.graph.get()
+    kind = getattr(graph, "_type_name", type(graph).__name__)
+    if kind != "CUDAGraph":
+        fail(f".graph must be the torch.cuda.CUDAGraph you captured, got {kind if graph is not None else None}")
+    for _ in range(3):
+        step(batch(rng, 8))
+    equal(step.replays.get(), 3, what=".replays after three calls")
+
+
+@check(points=2)
+def deeper_and_wider_batches(student, reference, rng):
+    for depth, rows in ((1, 1), (8, 32), (16, 128)):
+        weights, biases = mlp(rng, depth)
+        step = student.GraphedMLP(weights, biases, rows)
+        for _ in range(2):
+            x = batch(rng, rows)
+            agrees(step(x), x, weights, biases, f"{depth} layers on a batch of {rows}")
+
+
+@perf(points=3)
+def replay_beats_launching_every_kernel(student, reference, rng):
+    weights, biases = mlp(rng, 40)
+    graphed = student.GraphedMLP(weights, biases, 32)
+    eager = reference.EagerMLP(weights, biases)
+    return Race(
+        student=graphed,
+        reference=reference.GraphedMLP(weights, biases, 32),
+        baselines={"eager": eager},
+        inputs=lambda rng: (batch(rng, 32),),
+        check=lambda got, want: close(np.asarray(got), np.asarray(want), rtol=2e-3, atol=2e-3, what="a timed call"),
+    )
