@@ -166,7 +166,7 @@ class _Attached:
                     self.stderr += payload[:max(0, STDERR_CAP - len(self.stderr))]
                 else:
                     self.stdout += payload
-            if len(self.stdout) > stdout_budget:
+            if len(self.stdout) + len(self._buffer) > stdout_budget + STDERR_CAP + 8:
                 return "report too large"
 
     def close(self) -> None:
@@ -237,13 +237,22 @@ class DockerSandbox(Sandbox):
         # otherwise exhaust the host pids the sentry itself needs and crash it.
         extra = {"nproc": limits.pids} if self.runtime == "runsc" else {}
         job = encode_job(files, argv, limits, options.env, WORKDIR, extra)
-        attached = self.pool.take(limits, options) if self.pool is not None else None
-        notes = ["warm pool"] if attached is not None else []
-        if attached is None:
-            attached = self.start(container_config(self.image, limits, options, self.runtime,
-                                                   extra_labels=self.labels))
+        warm = self.pool.take(limits, options) if self.pool is not None else None
+        if warm is not None:
+            try:
+                warm.send(job)
+            except OSError:  # it died between the pool's check and now: start cold
+                self.discard(warm)
+                warm = None
+        attached = warm or self.start(container_config(self.image, limits, options, self.runtime,
+                                                       extra_labels=self.labels))
         try:
-            return self._execute(attached, job, limits, notes)
+            if warm is None:
+                try:
+                    attached.send(job)
+                except OSError as error:
+                    raise SandboxUnavailable(f"the sandbox container did not take its job: {error}") from None
+            return self._execute(attached, limits, ["warm pool"] if warm else [])
         finally:
             self.discard(attached)
 
@@ -263,12 +272,9 @@ class DockerSandbox(Sandbox):
             raise SandboxUnavailable(f"cannot start a sandbox container: {error}") from None
         return attached
 
-    def _execute(self, attached: _Attached, job: bytes, limits: Limits, notes: list[str]) -> Outcome:
+    def _execute(self, attached: _Attached, limits: Limits, notes: list[str]) -> Outcome:
+        """Read the report of a container that has its job; stop it at the host's deadline."""
         started = time.monotonic()
-        try:
-            attached.send(job)
-        except OSError as error:
-            raise SandboxUnavailable(f"the sandbox container did not take its job: {error}") from None
         deadline = started + STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S
         ended = attached.read_until(deadline, report_budget(limits) + len(READY))
         killed_by_host = ended != "eof"
