@@ -66,3 +66,33 @@ class ExerciseVersion(models.Model):
     @property
     def statement(self) -> str:
         return self._localized("statement")
+
+
+class ExerciseUpload(models.Model):
+    """An exercise folder an instructor uploaded as a zip: validated like files in git, then published."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        VALIDATING = "validating", "validating"
+        VALID = "valid", "valid"
+        INVALID = "invalid", "invalid"
+        PUBLISHED = "published", "published"
+
+    uploaded_by = models.ForeignKey("accounts.User", on_delete=models.PROTECT, related_name="exercise_uploads")
+    slug = models.SlugField(max_length=100)
+    uid = models.CharField(max_length=100, blank=True, help_text="id from exercise.toml, once it loads")
+    digest = models.CharField(max_length=64)
+    # Relative path -> text, as for ExerciseVersion.files: the folder is rebuilt from here.
+    files = models.JSONField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True, help_text="why the folder itself is invalid")
+    report = models.JSONField(null=True, blank=True, help_text="grader.content.ExerciseReport.to_dict()")
+    published_version = models.ForeignKey(ExerciseVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"upload {self.pk} of {self.slug} ({self.status})"
