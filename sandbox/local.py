@@ -1,6 +1,7 @@
 """The bubblewrap backend: the embedded default where no container engine runs.
 
-How the sandbox is built (found by trying bwrap 0.8 as real root, see tests/sandbox):
+How the sandbox is built (found by trying bwrap 0.8 as real root; tests/sandbox and
+tests/security/test_sandbox_*.py hold each finding to it):
 
 - ``--unshare-all`` as root also makes a user namespace that maps only uid 0, so the
   in-sandbox judge could never ``setuid(65534)`` (EINVAL/EPERM) and bwrap maps at most one
@@ -11,11 +12,16 @@ How the sandbox is built (found by trying bwrap 0.8 as real root, see tests/sand
   uid 0, must be able to SIGKILL its child running as uid 65534 (a signal to another
   uid needs it); it reaches nothing outside the sandbox's own PID namespace.
   bwrap always sets no_new_privs, so neither exec as root nor a setuid binary can gain
-  back a capability, and ``setuid(65534)`` drops all three.
+  back a capability, and ``setuid(65534)`` drops all three. (The bounding set stays
+  full; with no_new_privs nothing can be gained from it.) ``--cap-add`` together with
+  ``--unshare-user`` keeps every capability of the namespace, not just those named.
 - ``--as-pid-1`` makes our trusted bootstrap PID 1, which the program cannot signal.
 - The root is bwrap's own tmpfs, remounted read-only; /usr (and the worker's Python, so
   ``python3`` has numpy and torch) are bound read-only; /tmp and the work folder are
   size-capped tmpfs; /proc is the namespace's own, /dev a minimal one, /sys absent.
+  bwrap makes the folders above a bind 0700, so they are chmod-ed 0755 (or uid 65534
+  could not reach the interpreter). bwrap leaves /proc/sys writable to uid 0 (its
+  check runs after it dropped CAP_DAC_OVERRIDE), so we make it read-only ourselves.
   Files go in and out over the bootstrap's stdin/stdout, never through a host folder.
 - Memory (swap included) and processes are capped by a cgroup made per run; where none
   can be made, RLIMIT_AS and RLIMIT_NPROC stand in (weaker: NPROC does not bind uid 0)
