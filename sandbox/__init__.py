@@ -36,7 +36,10 @@ def get_sandbox(name: str, **config: object) -> Sandbox:
 
     "auto" is docker when an engine answers and the image exists, else local.
     Config keywords (all optional): image, runtime ("runc" | "runsc"), pool_size (0: no
-    warm pool), allow_unisolated (local only, development), docker_base_url.
+    warm pool), allow_unisolated (local only, development), docker_base_url; and for
+    docker pool_limits (the container shape to warm first), preload (modules the pool
+    imports ahead, default numpy and torch), labels (extra container labels).
+    A backend that cannot work here raises SandboxUnavailable.
     """
     if name == "auto":
         name = "docker" if docker_available(config.get("image"), config.get("docker_base_url")) else "local"
