@@ -23,6 +23,9 @@ tests/security/test_sandbox_*.py hold each finding to it):
   could not reach the interpreter). bwrap leaves /proc/sys writable to uid 0 (its
   check runs after it dropped CAP_DAC_OVERRIDE), so we make it read-only ourselves.
   Files go in and out over the bootstrap's stdin/stdout, never through a host folder.
+- A seccomp filter (seccomp.py) denies what Docker's default profile denies and matters
+  here: without it uid 0 inside read the host root's keyring id and made a user
+  namespace.
 - Memory (swap included) and processes are capped by a cgroup made per run; where none
   can be made, RLIMIT_AS and RLIMIT_NPROC stand in (weaker: NPROC does not bind uid 0)
   and the outcome says so. The host enforces the wall clock by SIGKILL of bwrap, whose
@@ -41,6 +44,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from sandbox import seccomp
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
 from sandbox.cgroups import RunCgroup, remove_stale
 from sandbox.protocol import (
@@ -100,18 +104,24 @@ class LocalSandbox(Sandbox):
             notes.append("no memory cgroup here: memory and processes limited by rlimits only")
             extra = {"address_space_bytes": memory_bytes, "nproc": limits.pids}
         scratch = tempfile.mkdtemp(prefix="graphdojo-") if self.unisolated else None
+        filter_fd = _seccomp_fd() if not self.unisolated and seccomp.supported() else None
+        if filter_fd is None and not self.unisolated:
+            notes.append("no seccomp filter on this architecture")
         try:
-            command = self._command(limits, scratch)
+            command = self._command(limits, filter_fd)
             workdir = os.path.join(scratch, "job") if scratch else WORKDIR
             job = encode_job(files, argv, limits, options.env, workdir, extra)
-            return self._run(command, job, limits, cgroup, notes, memory_by_rlimit=cgroup is None)
+            return self._run(command, job, limits, cgroup, notes, memory_by_rlimit=cgroup is None,
+                             pass_fds=() if filter_fd is None else (filter_fd,))
         finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
             if cgroup is not None:
                 cgroup.remove()
             if scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
 
-    def _command(self, limits: Limits, scratch: str | None) -> list[str]:
+    def _command(self, limits: Limits, filter_fd: int | None) -> list[str]:
         python = sys.executable
         if self.unisolated:
             return [python, "-I", "-c", BOOTSTRAP_SOURCE]
@@ -150,12 +160,13 @@ class LocalSandbox(Sandbox):
             "--size", tmpfs_bytes, "--tmpfs", WORKDIR,
             "--remount-ro", "/",
             "--chdir", "/",
-            python, "-I", "-c", BOOTSTRAP_SOURCE,
         ]
-        return command
+        if filter_fd is not None:
+            command += ["--seccomp", str(filter_fd)]
+        return command + [python, "-I", "-c", BOOTSTRAP_SOURCE]
 
     def _run(self, command, job: bytes, limits: Limits, cgroup: RunCgroup | None,
-             notes: list[str], memory_by_rlimit: bool) -> Outcome:
+             notes: list[str], memory_by_rlimit: bool, pass_fds: tuple[int, ...] = ()) -> Outcome:
         # The worker's environment (secrets included) never reaches the sandbox.
         env = {"PATH": "/usr/bin:/bin", "GD_CGROUP_PROCS": " ".join(cgroup.procs_files if cgroup else [])}
         # Join the cgroup before exec, so that nothing the sandbox forks escapes it.
@@ -164,7 +175,7 @@ class LocalSandbox(Sandbox):
         deadline = started + STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S
         process = subprocess.Popen(
             launcher + command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=env, start_new_session=True, close_fds=True)
+            env=env, start_new_session=True, close_fds=True, pass_fds=pass_fds)
         try:
             stdout, stderr, ended = pump(process, job, report_budget(limits) + len(READY), deadline)
         finally:
@@ -188,6 +199,14 @@ class LocalSandbox(Sandbox):
                 return failed_outcome("memory", self.name, wall, [*notes, "the sandbox was OOM-killed"])
             detail = stderr.decode(errors="replace").strip()[-2000:]
             return failed_outcome("sandbox_error", self.name, wall, [*notes, f"{error}; exit {process.returncode}: {detail}"])
+
+
+def _seccomp_fd() -> int:
+    """A fresh fd holding the seccomp program (bwrap reads it from the current offset)."""
+    fd = os.memfd_create("graphdojo-seccomp")
+    os.write(fd, seccomp.filter_program())
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _proc_protections() -> list[str]:

@@ -238,3 +238,20 @@ open('out/real.txt', 'w').write('real')
     assert outcome.status == "ok", outcome
     assert outcome.files == {"out/real.txt": b"real"}
     assert host_file.read_text() == "host only"
+
+
+def test_kernel_keyrings_and_new_namespaces_are_refused(sandbox):
+    """Keyrings follow the uid, not a namespace: uid 0 inside must not reach the host root's."""
+    program = r"""
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+KEYCTL, UNSHARE, KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, CLONE_NEWUSER = 250, 272, 0, -4, 0x10000000
+print(libc.syscall(KEYCTL, KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0) == -1,
+      libc.syscall(UNSHARE, CLONE_NEWUSER) == -1)
+"""
+    outcome = python(sandbox, program)
+    assert outcome.status == "ok", outcome
+    keyring_refused, userns_refused = outcome.stdout.split()
+    assert keyring_refused == b"True"
+    # gVisor's user namespaces live in its own kernel, not the host's: allowed there.
+    assert userns_refused == b"True" or sandbox.name == "docker-runsc"
