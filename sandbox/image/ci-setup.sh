@@ -36,7 +36,8 @@ if docker info >/dev/null 2>&1; then
     fi
 else
     echo "ci-setup: starting dockerd (log in /tmp/dockerd.log)"
-    nohup dockerd >/tmp/dockerd.log 2>&1 &
+    # setsid: the engine outlives the shell that started it (a developer session, say)
+    setsid nohup dockerd >/tmp/dockerd.log 2>&1 &
 fi
 
 for _ in $(seq 60); do
