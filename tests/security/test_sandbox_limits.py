@@ -61,8 +61,9 @@ def test_fork_bomb_is_contained_and_an_honest_run_beside_it_finishes(sandbox):
     bomb.join()
     assert honest.status == "ok" and honest.stdout == b"4999950000\n", honest
     assert honest_s < 8.0
-    assert bomb_outcome["result"].status in ("timeout", "ok"), bomb_outcome["result"]
-    assert bomb_outcome["result"].status != "sandbox_error"
+    # Contained either way: stopped at its CPU or wall limit, or (under gVisor, where every
+    # forked process costs the sentry memory) at its memory limit. Never a sandbox failure.
+    assert bomb_outcome["result"].status in ("timeout", "ok", "memory"), bomb_outcome["result"]
 
 
 def test_ten_thousand_threads_are_refused_past_the_process_limit(sandbox):
