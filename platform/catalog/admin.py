@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from catalog.models import Exercise, ExerciseVersion
+from catalog.models import Exercise, ExerciseUpload, ExerciseVersion
 
 
 class ExerciseVersionInline(admin.TabularInline):
@@ -17,3 +17,11 @@ class ExerciseAdmin(admin.ModelAdmin):
     list_filter = ("retired",)
     search_fields = ("slug", "uid")
     inlines = [ExerciseVersionInline]
+
+
+@admin.register(ExerciseUpload)
+class ExerciseUploadAdmin(admin.ModelAdmin):
+    list_display = ("slug", "uploaded_by", "status", "created_at", "validated_at")
+    list_filter = ("status",)
+    readonly_fields = ("uploaded_by", "slug", "uid", "digest", "files", "status", "error", "report",
+                       "published_version", "validated_at")
