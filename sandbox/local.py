@@ -144,19 +144,21 @@ class LocalSandbox(Sandbox):
                 command += ["--ro-bind", str(path), str(path)]
         for name in ETC_FILES:
             command += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        # The private /tmp comes first, so that a Python installed under /tmp (a CI clone,
+        # say) is bound on top of it rather than hidden by it.
+        command += ["--perms", "1777", "--size", tmpfs_bytes, "--tmpfs", "/tmp"]
         bound = sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(python)))})
         bound = [prefix for prefix in bound if not prefix.startswith("/usr/")]
         for prefix in bound:
             command += ["--ro-bind", prefix, prefix]
         # bwrap makes the folders above a bind 0700: the judge's child (uid 65534) must
         # get through them to the interpreter, as it can on the host.
-        for parent in sorted({str(p) for prefix in bound for p in Path(prefix).parents if str(p) != "/"}):
+        for parent in sorted({str(p) for prefix in bound for p in Path(prefix).parents if str(p) not in ("/", "/tmp")}):
             command += ["--chmod", "0755", parent]
         command += ["--proc", "/proc"]
         command += _proc_protections()
         command += [
             "--dev", "/dev",
-            "--perms", "1777", "--size", tmpfs_bytes, "--tmpfs", "/tmp",
             "--size", tmpfs_bytes, "--tmpfs", WORKDIR,
             "--remount-ro", "/",
             "--chdir", "/",
