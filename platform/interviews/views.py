@@ -1,7 +1,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -67,11 +67,10 @@ def _position(request) -> int:
         raise Http404 from None
 
 
-@login_required
-@require_POST
-def interview_answer_view(request, pk: int):
+def _act_on_item(request, pk: int, action) -> HttpResponse:
+    """Run ``action`` on the current item; refusals and form errors go back to the attempt page."""
     try:
-        interview_answer(user=request.user, attempt_id=pk, position=_position(request), fields=dict(request.POST.lists()))
+        action()
     except (InterviewAttempt.DoesNotExist, InterviewItem.DoesNotExist):
         raise Http404 from None
     except (InterviewClosed, NotCurrent) as exc:
@@ -79,21 +78,21 @@ def interview_answer_view(request, pk: int):
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     return redirect("interviews:attempt", pk=pk)
+
+
+@login_required
+@require_POST
+def interview_answer_view(request, pk: int):
+    return _act_on_item(request, pk, lambda: interview_answer(
+        user=request.user, attempt_id=pk, position=_position(request), fields=dict(request.POST.lists())))
 
 
 @login_required
 @require_POST
 def interview_code_view(request, pk: int):
-    try:
-        interview_submit_code(user=request.user, attempt_id=pk, position=_position(request),
-                              code=request.POST.get("code", ""), skip="skip" in request.POST)
-    except (InterviewAttempt.DoesNotExist, InterviewItem.DoesNotExist):
-        raise Http404 from None
-    except (InterviewClosed, NotCurrent) as exc:
-        return _refused(request, pk, exc)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    return redirect("interviews:attempt", pk=pk)
+    return _act_on_item(request, pk, lambda: interview_submit_code(
+        user=request.user, attempt_id=pk, position=_position(request),
+        code=request.POST.get("code", ""), skip="skip" in request.POST))
 
 
 @login_required
