@@ -96,13 +96,15 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
         "data_folder_in": str(VAR_DIR / "broker"),
         "data_folder_out": str(VAR_DIR / "broker"),
+        "control_folder": str(VAR_DIR / "broker-control"),  # else kombu writes ./control
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
     else {}
 )
 if CELERY_BROKER_URL.startswith("filesystem"):
-    (VAR_DIR / "broker").mkdir(parents=True, exist_ok=True)
+    for folder in ("broker", "broker-control"):
+        (VAR_DIR / folder).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True
