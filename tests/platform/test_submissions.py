@@ -2,8 +2,10 @@
 import pytest
 from django.urls import reverse
 
+from sandbox import SandboxUnavailable
 from submissions.models import Submission
 from submissions.services import submission_claim, submission_grade
+from submissions.tasks import GradingRetry
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +83,33 @@ def test_another_students_submission_is_not_shown(client, exercise, make_user):
     client.force_login(other)
     assert client.get(reverse("submissions:detail", args=[submission.pk])).status_code == 404
     assert client.get(reverse("submissions:status", args=[submission.pk])).status_code == 404
+
+
+def test_an_unavailable_sandbox_puts_the_submission_back_for_a_retry(exercise, make_user, settings):
+    settings.SANDBOX_BACKEND = "docker"
+    settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"  # engine down or image missing: both unavailable
+    submission = Submission.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x = 1\n")
+    with pytest.raises(SandboxUnavailable):
+        submission_grade(submission_id=submission.id, final_attempt=False)
+    submission.refresh_from_db()
+    assert (submission.status, submission.verdict, submission.result) == (Submission.Status.QUEUED, "", None)
+    assert submission_claim(submission.id)  # the retry can take it again
+
+
+def test_a_platform_fault_is_retried_and_never_charged_to_the_student(exercise, make_user, settings):
+    settings.SANDBOX_BACKEND = "local"
+    version = exercise.current_version
+    version.pk, version.number, version.digest = None, version.number + 1, "0" * 64
+    version.files = {**version.files, "checks.py": "raise RuntimeError('a broken judge')\n" + version.files["checks.py"]}
+    version.save()
+    submission = Submission.objects.create(user=make_user(), exercise_version=version, code=version.files["solution.py"])
+
+    with pytest.raises(GradingRetry):
+        submission_grade(submission_id=submission.id, final_attempt=False)
+    submission.refresh_from_db()
+    assert (submission.status, submission.score) == (Submission.Status.QUEUED, None)
+
+    submission_grade(submission_id=submission.id, final_attempt=True)
+    submission.refresh_from_db()
+    assert (submission.status, submission.verdict, submission.score) == (Submission.Status.FAILED, "INTERNAL_ERROR", None)
+    assert submission.attempts == 2
