@@ -19,7 +19,7 @@ from catalog.selectors import exercises_published
 from grader import quizzes as qz
 from interviews.models import InterviewAttempt, InterviewItem, InterviewTemplate
 from quizzes.models import Question
-from quizzes.services import question_model, review_record
+from quizzes.services import answer_record, question_model, review_record
 
 
 class InterviewClosed(Exception):
@@ -167,15 +167,7 @@ def interview_answer(*, user, attempt_id: int, position: int, fields: Mapping[st
     with transaction.atomic():
         attempt = _lock(user, attempt_id)
         if attempt.is_open:
-            item = _current_item(attempt, position, "question")
-            try:
-                response = qz.parse_response(item.snapshot, fields)
-            except qz.ResponseError as error:
-                raise ValidationError(str(error)) from None
-            item.response = response
-            item.correct = qz.is_correct(item.snapshot, response)
-            item.answered_at = timezone.now()
-            item.save(update_fields=["response", "correct", "answered_at"])
+            item = answer_record(_current_item(attempt, position, "question"), fields)
             _advance(attempt)
             return item
     raise InterviewClosed(attempt)  # outside the transaction: the closing stays

@@ -160,22 +160,27 @@ def _lock_own_attempt(user, attempt_id: int) -> QuizAttempt:
     return attempt
 
 
+def answer_record(item, fields: Mapping[str, Sequence[str]]):
+    """Mark an answered item (a quiz's or an interview's): parse the form against the
+    question it showed, judge it, save. A form that does not fit raises ValidationError."""
+    try:
+        response = qz.parse_response(item.snapshot, fields)
+    except qz.ResponseError as error:
+        raise ValidationError(str(error)) from None
+    item.response = response
+    item.correct = qz.is_correct(item.snapshot, response)
+    item.answered_at = timezone.now()
+    item.save(update_fields=["response", "correct", "answered_at"])
+    return item
+
+
 def quiz_answer_save(*, user, attempt_id: int, position: int, fields: Mapping[str, Sequence[str]]) -> AttemptItem:
     """Save one answer as the student goes. Refused (AttemptClosed) after the deadline, which
     also closes the attempt; a form that does not fit the question raises ValidationError."""
     with transaction.atomic():
         attempt = _lock_own_attempt(user, attempt_id)
         if attempt.is_open:
-            item = attempt.items.get(position=position)
-            try:
-                response = qz.parse_response(item.snapshot, fields)
-            except qz.ResponseError as error:
-                raise ValidationError(str(error)) from None
-            item.response = response
-            item.correct = qz.is_correct(item.snapshot, response)
-            item.answered_at = timezone.now()
-            item.save(update_fields=["response", "correct", "answered_at"])
-            return item
+            return answer_record(attempt.items.get(position=position), fields)
     raise AttemptClosed(attempt)  # outside the transaction, so the closing is kept
 
 
