@@ -49,6 +49,18 @@ def answer(client, attempt, position, fields=None):
     return client.post(reverse("interviews:answer", args=[attempt.pk]), {"position": position, **(fields or {})})
 
 
+def unfit(item) -> dict:
+    """A form the item's question cannot take, whatever its type (a tampered page)."""
+    kind, ids = item.snapshot["type"], [c["id"] for c in item.snapshot["choices"]]
+    if kind == "ordering":
+        return {f"rank-{c}": "1" for c in ids}  # every item in the same place
+    if kind in ("single", "multiple") or (kind == "code_output" and ids):
+        return {"answer": ["no-such-choice"]}
+    if kind in ("true_false", "numeric"):
+        return {"answer": "maybe"}
+    return {"answer": "x" * 100_000}  # free text, past the length limit
+
+
 def right(item) -> dict:
     key, kind = item.snapshot["key"]["answer"], item.snapshot["type"]
     if kind == "ordering":
@@ -184,7 +196,8 @@ def test_someone_elses_interview_is_out_of_reach(client, candidate, make_user, s
 
 def test_a_tampered_answer_is_refused(candidate_client, synced):
     attempt = start(candidate_client)
-    response = answer(candidate_client, attempt, 1, {"answer": ["a", "b"]})
+    # The first question is drawn per attempt, so the tampering must fit whichever it is.
+    response = answer(candidate_client, attempt, 1, unfit(attempt.items.get(position=1)))
     assert response.status_code == 302
     attempt.refresh_from_db()
     assert attempt.current == 1 and attempt.items.get(position=1).response is None
