@@ -1,20 +1,8 @@
-"""Browser helpers shared by the quiz and interview journeys (not a test module)."""
-import shutil
-from pathlib import Path
+"""Browser helpers shared by the end-to-end journeys (not a test module)."""
 
 from playwright.sync_api import Locator, Page, expect
 
 from accounts.services import demo_accounts_ensure
-
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def content_copy(tmp_path: Path) -> Path:
-    """A private copy of exercises/ for one test."""
-    target = tmp_path / "exercises"
-    shutil.copytree(ROOT / "exercises", target, ignore=shutil.ignore_patterns("__pycache__"))
-    return target
 
 
 def log_in(page: Page, base_url: str) -> None:

@@ -10,15 +10,15 @@ from catalog.services import content_sync
 from interviews.models import InterviewAttempt
 from interviews.services import interview_templates_sync
 from quizzes.services import quiz_content_sync
-from tests.e2e.quiz_helpers import content_copy, fill_answer, log_in
+from tests.e2e.journeys import fill_answer, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SLUG = "static-graph-executor"
 CLOCK = re.compile(r"^\d+:\d\d$")
 
 
-def test_a_candidate_sits_the_ml_systems_screen(live_server, celery_worker_process, page, tmp_path, settings):
-    content = content_copy(tmp_path)
+def test_a_candidate_sits_the_ml_systems_screen(live_server, celery_worker_process, page, content_dir, settings):
+    content = content_dir
     assert not content_sync(content).errors
     quizzes = quiz_content_sync(content)
     assert not interview_templates_sync(content=quizzes.content).errors

@@ -11,15 +11,15 @@ from playwright.sync_api import expect
 from accounts.models import User
 from quizzes.models import Bank, QuizAttempt
 from quizzes.services import quiz_content_sync, quiz_start_bank
-from tests.e2e.quiz_helpers import content_copy, fill_answer, log_in
+from tests.e2e.journeys import fill_answer, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 BANK_TITLE = "Graphs: define-then-run and define-by-run"
 
 
 @pytest.fixture
-def banks(transactional_db, tmp_path):
-    report = quiz_content_sync(content_copy(tmp_path))
+def banks(transactional_db, content_dir):
+    report = quiz_content_sync(content_dir)
     assert not report.errors, report.errors
 
 

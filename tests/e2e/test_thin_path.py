@@ -6,21 +6,12 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from accounts.services import demo_accounts_ensure
 from catalog.services import content_sync
 from submissions.models import Submission
+from tests.e2e.journeys import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SLUG = "static-graph-executor"
-
-
-def log_in(page, base_url: str) -> None:
-    username, password, _ = next(a for a in demo_accounts_ensure() if a[2] == "student")
-    page.goto(f"{base_url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Exercises")).to_be_visible()
 
 
 def submit(page, code: str) -> None:
