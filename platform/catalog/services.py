@@ -75,7 +75,8 @@ def content_sync(content_dir: Path | None = None) -> SyncReport:
     coding_dir = Path(content_dir or settings.CONTENT_DIR) / "coding"
     report = SyncReport()
     seen_uids = set()
-    for folder in sorted(p for p in coding_dir.iterdir() if p.is_dir()) if coding_dir.is_dir() else []:
+    folders = sorted(p for p in coding_dir.iterdir() if p.is_dir()) if coding_dir.is_dir() else []
+    for folder in folders:
         try:
             spec = load_exercise(folder)
             files = exercise_folder_files(folder)

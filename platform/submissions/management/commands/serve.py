@@ -21,7 +21,10 @@ class Command(BaseCommand):
         worker = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "cpu",
                   "--concurrency", "1", "--loglevel", "INFO", "--hostname", "graphdojo@%h"]
         web = [sys.executable, "manage.py", "runserver", addrport, "--noreload"]
-        children = [subprocess.Popen(worker, cwd=base, env=env), subprocess.Popen(web, cwd=base, env=env)]
+        children = {
+            "grading worker": subprocess.Popen(worker, cwd=base, env=env),
+            "web server": subprocess.Popen(web, cwd=base, env=env),
+        }
         self.stdout.write(self.style.SUCCESS(f"GraphDojo: http://{addrport}/  (Ctrl-C stops the site and the worker)"))
         stopping = False
 
@@ -31,19 +34,20 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
+        exited: list[str] = []
         try:
-            while not stopping and all(child.poll() is None for child in children):
+            while not stopping and not exited:
                 time.sleep(0.5)
+                exited = [name for name, child in children.items() if child.poll() is not None]
         finally:
-            for child in children:
+            for child in children.values():
                 if child.poll() is None:
                     child.terminate()
             deadline = time.monotonic() + 10
-            for child in children:
+            for child in children.values():
                 try:
                     child.wait(timeout=max(0.1, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
                     child.kill()
-        failed = [c.args[2] if c.args[1] == "-m" else c.args[1] for c in children if c.returncode not in (0, -signal.SIGTERM, -signal.SIGINT, None)]
-        if failed and not stopping:
-            raise SystemExit(f"stopped because a process exited: {', '.join(failed)}")
+        if exited and not stopping:
+            raise SystemExit(f"stopped because the {' and the '.join(exited)} exited")
