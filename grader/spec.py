@@ -334,6 +334,8 @@ def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[s
                         raise SpecError(f"checks.py: {node.name}: points must be a literal number") from None
                 elif keyword.arg == "visible" and kind == "check":
                     declared_visible[node.name] = keyword.value
+                elif keyword.arg == "title":
+                    _literal_title(node.name, keyword.value)
                 else:
                     raise SpecError(
                         f"checks.py: @{kind} {node.name}: unknown argument {keyword.arg}; "
@@ -341,6 +343,36 @@ def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[s
                     )
             found[node.name] = (points, kind == "perf")
     return found, {name: _literal_bool(name, expr) for name, expr in declared_visible.items()}
+
+
+def check_titles(source: str) -> dict[str, dict[str, str]]:
+    """name -> {language: title} for each @check / @perf of checks.py that gives a title.
+
+    Read from the source (never imported), so the platform can name checks in the reader's
+    language without running exercise code.
+    """
+    titles = {}
+    for node in ast.parse(source, "checks.py").body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            for keyword in decorator.keywords if isinstance(decorator, ast.Call) else []:
+                if keyword.arg == "title":
+                    titles[node.name] = _literal_title(node.name, keyword.value)
+    return titles
+
+
+def _literal_title(name: str, expr: ast.expr) -> dict[str, str]:
+    try:
+        value = ast.literal_eval(expr)
+    except ValueError:
+        value = None
+    if not (isinstance(value, dict) and value and all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in value.items())):
+        raise SpecError(f'checks.py: {name}: title must be a literal dict such as {{"en": "...", "zh-hans": "..."}}')
+    unknown = set(value) - {"en", "zh-hans"}
+    if unknown:
+        raise SpecError(f"checks.py: {name}: title has an unknown language {sorted(unknown)[0]!r}; use \"en\" and \"zh-hans\"")
+    return value
 
 
 def _literal_bool(name: str, expr: ast.expr) -> bool:

@@ -107,29 +107,36 @@ class Case:
     points: float
     is_perf: bool
     visible: bool | None  # None: as exercise.toml says
+    title: dict[str, str] | None = None  # {"en": ..., "zh-hans": ...}: what the student reads
 
 
 CASES: list[Case] = []
 
 
-def check(points: float = 1, visible: bool | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Mark ``def name(student, reference, rng)`` as a correctness check worth ``points``."""
+def check(
+    points: float = 1, visible: bool | None = None, title: dict[str, str] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark ``def name(student, reference, rng)`` as a correctness check worth ``points``.
+
+    ``title`` is what the verdict page shows instead of the function's name, per language:
+    ``title={"en": "Runs the article's example", "zh-hans": "运行文章中的例子"}``.
+    """
 
     def register(function: Callable[..., Any]) -> Callable[..., Any]:
-        CASES.append(Case(function.__name__, function, float(points), False, visible))
+        CASES.append(Case(function.__name__, function, float(points), False, visible, title))
         return function
 
     return register
 
 
-def perf(points: float = 1, **threshold: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def perf(points: float = 1, title: dict[str, str] | None = None, **threshold: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark ``def name(student, reference, rng) -> Race`` as a performance case.
 
-    Its threshold and baseline come from exercise.toml ``[perf.<name>]``.
+    Its threshold and baseline come from exercise.toml ``[perf.<name>]``; ``title`` as for @check.
     """
 
     def register(function: Callable[..., Any]) -> Callable[..., Any]:
-        CASES.append(Case(function.__name__, function, float(points), True, None))
+        CASES.append(Case(function.__name__, function, float(points), True, None, title))
         return function
 
     return register

@@ -4,6 +4,7 @@ from django.shortcuts import get_object_or_404, render
 from catalog.selectors import exercises_published
 from submissions.forms import SubmissionForm
 from submissions.selectors import submissions_of
+from workbench.selectors import draft_code
 
 
 @login_required
@@ -16,7 +17,9 @@ def exercise_detail(request, slug: str):
     exercise = get_object_or_404(exercises_published(), slug=slug)
     previous = submissions_of(request.user, exercise)
     latest = previous.first()
-    form = SubmissionForm(initial={"code": latest.code if latest else exercise.current_version.starter})
+    draft = draft_code(request.user, exercise)  # what they last typed, even if never submitted
+    initial = draft if draft is not None else latest.code if latest else exercise.current_version.starter
+    form = SubmissionForm(initial={"code": initial})
     return render(
         request,
         "catalog/exercise_detail.html",

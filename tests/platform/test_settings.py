@@ -28,8 +28,14 @@ def test_local_defaults_are_embedded(tmp_path):
     seen = json.loads(done.stdout)
     assert seen["engine"].endswith("sqlite3") and seen["name"] == str(tmp_path / "db.sqlite3")
     assert seen["broker"] == "filesystem://"
-    assert seen["debug"] is True
+    assert seen["debug"] is False  # make run shows the site's error pages, not Django's debug page
     assert seen["backend"] == "auto"
+
+
+def test_debug_is_on_only_when_a_setting_asks(tmp_path):
+    done = settings_under("config.settings.local", GRAPHDOJO_VAR_DIR=str(tmp_path), DJANGO_DEBUG="true")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["debug"] is True
 
 
 def test_values_are_read_from_the_environment():
@@ -37,7 +43,7 @@ def test_values_are_read_from_the_environment():
         "config.settings.local",
         DATABASE_URL="postgres://alice:pw@db.example:6543/dojo",
         CELERY_BROKER_URL="redis://cache.example:6380/3",
-        DJANGO_DEBUG="false",
+        DJANGO_DEBUG="true",
         DJANGO_ALLOWED_HOSTS="dojo.example, www.dojo.example",
         SANDBOX_BACKEND="docker",
         SANDBOX_POOL_SIZE="4",
@@ -47,7 +53,7 @@ def test_values_are_read_from_the_environment():
     seen = json.loads(done.stdout)
     assert (seen["engine"], seen["name"], seen["host"]) == ("django.db.backends.postgresql", "dojo", "db.example")
     assert seen["broker"] == "redis://cache.example:6380/3"
-    assert seen["debug"] is False
+    assert seen["debug"] is True
     assert seen["hosts"] == ["dojo.example", "www.dojo.example"]
     assert (seen["backend"], seen["pool"], seen["max_bytes"]) == ("docker", 4, 1000)
 

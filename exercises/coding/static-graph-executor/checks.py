@@ -48,13 +48,13 @@ def random_feed(rng, inputs=("x0", "x1", "x2")):
     return {name: float(rng.normal()) for name in inputs}
 
 
-@check(points=1)
+@check(points=1, title={"en": "Runs the article's perceptron example", "zh-hans": "运行文章里的感知机例子"})
 def runs_the_article_example(student, reference, rng):
     got, want = both(student, reference, PERCEPTRON, FEED)
     close(got, want, what="execute({'w': 2, 'x': 5, 'b': -2})")
 
 
-@check(points=2)
+@check(points=2, title={"en": "Follows dependencies, not the order ops were added", "zh-hans": "按依赖关系执行，而不是按添加顺序"})
 def follows_dependencies_not_insertion_order(student, reference, rng):
     ops = list(reversed(PERCEPTRON))  # pred first, wx last
     graph = build_graph(student, ops)
@@ -62,21 +62,21 @@ def follows_dependencies_not_insertion_order(student, reference, rng):
     close(graph.execute(FEED), build_graph(reference, ops).execute(FEED), what="execute() of ops added as pred, z, wx")
 
 
-@check(points=1)
+@check(points=1, title={"en": "execute() builds the graph when build() was not called", "zh-hans": "未调用 build() 时 execute() 会先构建图"})
 def execute_builds_the_graph_if_needed(student, reference, rng):
     ops = list(reversed(PERCEPTRON))
     got, want = both(student, reference, ops, FEED)
     close(got, want, what="execute() without a build() first")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Refuses a graph with a cycle", "zh-hans": "拒绝带环的图"})
 def rejects_a_cycle(student, reference, rng):
     graph = build_graph(student, [("a", "lambda b: b + 1", ["b"]), ("b", "lambda a: a * 2", ["a"])])
     with raises("cycle", what="build() of a graph where a needs b and b needs a"):
         graph.build()
 
 
-@check(points=1)
+@check(points=1, title={"en": "add_op() after build() is refused", "zh-hans": "build() 之后再 add_op() 会被拒绝"})
 def add_op_after_build_fails(student, reference, rng):
     graph = build_graph(student, PERCEPTRON)
     graph.build()
@@ -84,14 +84,14 @@ def add_op_after_build_fails(student, reference, rng):
         graph.add_op("late", fn("lambda pred: pred + 1"), ["pred"])
 
 
-@check(points=1)
+@check(points=1, title={"en": "Names the missing input in its error", "zh-hans": "报错时指出缺少的输入"})
 def names_a_missing_input(student, reference, rng):
     graph = build_graph(student, [("scaled", "lambda x, scale: x * scale", ["x", "scale"])])
     with raises("scale", what="execute() with 'scale' neither fed nor an op"):
         graph.execute({"x": 3.0})
 
 
-@check(points=3)
+@check(points=3, title={"en": "Random graphs, ops added in any order", "zh-hans": "随机图，算子以任意顺序添加"})
 def random_graphs_in_any_order(student, reference, rng):
     for size in (5, 20, 60):
         ops = random_graph(rng, size)
@@ -100,7 +100,7 @@ def random_graphs_in_any_order(student, reference, rng):
         close(got, want, what=f"execute() of a random graph of {size} ops")
 
 
-@check(points=1)
+@check(points=1, title={"en": "One graph run again with new inputs", "zh-hans": "同一张图换新输入再次运行"})
 def same_graph_new_feeds(student, reference, rng):
     ops = random_graph(rng, 15)
     graph, expected = build_graph(student, ops), build_graph(reference, ops)
@@ -110,7 +110,7 @@ def same_graph_new_feeds(student, reference, rng):
         close(graph.execute(feed), expected.execute(feed), what="a second execute() with new inputs")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Repeated and empty dependency lists", "zh-hans": "重复的依赖与空依赖"})
 def repeated_and_empty_dependencies(student, reference, rng):
     ops = [("sq", "lambda a, b: a * b", ["x", "x"]), ("k", "lambda: 4.0", []), ("out", "lambda s, k: s + k", ["sq", "k"])]
     ops = [ops[i] for i in rng.permutation(len(ops))]
@@ -118,7 +118,7 @@ def repeated_and_empty_dependencies(student, reference, rng):
     close(got, want)
 
 
-@check(points=1)
+@check(points=1, title={"en": "Refuses a long cycle", "zh-hans": "拒绝较长的环"})
 def rejects_a_long_cycle(student, reference, rng):
     ops = random_graph(rng, 12)
     names = [name for name, _, _ in ops]
@@ -130,7 +130,7 @@ def rejects_a_long_cycle(student, reference, rng):
     del first
 
 
-@perf(points=2)
+@perf(points=2, title={"en": "Plans once, runs many times (speed)", "zh-hans": "只规划一次、多次运行（速度）"})
 def plan_once_run_many(student, reference, rng):
     chain = [("v0", "lambda x: x * 0.5 + 1.0", ["x"])]
     chain += [(f"v{i}", "lambda a: a * 0.5 + 1.0", [f"v{i - 1}"]) for i in range(1, 1000)]

@@ -1,5 +1,6 @@
 """Settings shared by every environment. Each value comes from the environment, with a
 default that is safe for a developer's machine; production.py removes the unsafe ones."""
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -28,10 +29,13 @@ INSTALLED_APPS = [
     "submissions",
     "quizzes",
     "interviews",
+    "workbench",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files come from WhiteNoise everywhere, so `make run` can keep DEBUG off.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -88,6 +92,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [PLATFORM_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
+# Without collectstatic (make run, tests) WhiteNoise finds the files where they are, and
+# an empty STATIC_ROOT is expected there, not worth a warning.
+WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
+warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
 
 # Celery: the broker needs no server by default (kombu's filesystem transport); set
 # CELERY_BROKER_URL=redis://... to use Redis. Task arguments are ids, so JSON suffices.

@@ -2,7 +2,7 @@
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import MIDDLEWARE, SECRET_KEY
+from config.settings.base import SECRET_KEY
 
 if len(SECRET_KEY) < 32 or "insecure" in SECRET_KEY or "not-for-production" in SECRET_KEY:
     raise ImproperlyConfigured(
@@ -10,8 +10,8 @@ if len(SECRET_KEY) < 32 or "insecure" in SECRET_KEY or "not-for-production" in S
         "(python -c 'import secrets; print(secrets.token_urlsafe(50))')."
     )
 DEBUG = False
-# WhiteNoise serves the collected static files; runserver does it elsewhere.
-MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]
+# WhiteNoise (in base.py) serves the files collectstatic gathered.
+WHITENOISE_USE_FINDERS = False
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -1,0 +1,8 @@
+// What GraphDojo's editor uses from CodeMirror 6, bundled into one file (see README.md).
+export { EditorView, basicSetup } from "codemirror";
+export { python } from "@codemirror/lang-python";
+export { keymap } from "@codemirror/view";
+export { EditorState } from "@codemirror/state";
+export { indentWithTab } from "@codemirror/commands";
+export { indentUnit } from "@codemirror/language";
+export { setDiagnostics, lintGutter } from "@codemirror/lint";

@@ -1,0 +1,115 @@
+// Turns every <textarea data-editor> into a CodeMirror editor. The textarea stays the form
+// field (kept in sync on every change), so the form works the same with or without this file.
+(function () {
+  "use strict";
+  if (!window.CM) return;
+  const { EditorView, EditorState, basicSetup, python, keymap, indentWithTab, indentUnit, lintGutter, setDiagnostics } = window.CM;
+
+  function csrfToken() {
+    const field = document.querySelector("input[name=csrfmiddlewaretoken]");
+    return field ? field.value : "";
+  }
+
+  function markErrors(view, lines) {
+    const doc = view.state.doc;
+    const diagnostics = lines
+      .filter((e) => e.line >= 1 && e.line <= doc.lines)
+      .map((e) => {
+        const line = doc.line(e.line);
+        return { from: line.from, to: line.to, severity: "error", message: e.message || "" };
+      });
+    view.dispatch(setDiagnostics(view.state, diagnostics));
+  }
+
+  function attach(textarea) {
+    const form = textarea.form;
+    const readOnly = textarea.readOnly;
+    const status = document.getElementById(textarea.dataset.saveStatus || "");
+    const draftUrl = textarea.dataset.draftUrl;
+    let saveTimer = null;
+    let lastSaved = textarea.value;
+
+    function saveDraft() {
+      const code = textarea.value;
+      if (!draftUrl || code === lastSaved) return;
+      const body = new URLSearchParams({ code });
+      // keepalive: the save still goes out while the page is being left (submit, navigation).
+      fetch(draftUrl, { method: "POST", body, headers: { "X-CSRFToken": csrfToken() }, credentials: "same-origin", keepalive: true })
+        .then((r) => r.json().then((data) => ({ ok: r.ok, data })))
+        .then(({ ok, data }) => {
+          if (ok) lastSaved = code;
+          if (status) {
+            status.textContent = ok ? status.dataset.saved : data.error || status.dataset.failed;
+            status.classList.toggle("error", !ok);
+          }
+        })
+        .catch(() => { if (status) { status.textContent = status.dataset.failed; status.classList.add("error"); } });
+    }
+
+    const submitKey = {
+      key: "Mod-Enter",
+      run: () => { if (form && !readOnly) form.requestSubmit(); return true; },
+    };
+    const view = new EditorView({
+      parent: textarea.parentNode,
+      state: EditorState.create({
+        doc: textarea.value,
+        extensions: [
+          basicSetup,
+          python(),
+          indentUnit.of("    "),
+          keymap.of([submitKey, indentWithTab]),
+          lintGutter(),
+          EditorState.readOnly.of(readOnly),
+          EditorView.contentAttributes.of({ "aria-label": textarea.getAttribute("aria-label") || textarea.dataset.label || "" }),
+          EditorView.updateListener.of((update) => {
+            if (!update.docChanged) return;
+            textarea.value = update.state.doc.toString();
+            if (draftUrl) {
+              clearTimeout(saveTimer);
+              saveTimer = setTimeout(saveDraft, 800);
+            }
+          }),
+        ],
+      }),
+    });
+    textarea.parentNode.insertBefore(view.dom, textarea.nextSibling);
+    textarea.hidden = true;
+    // Someone (a test, a password manager, the browser restoring a form) set the textarea:
+    // the editor follows.
+    textarea.addEventListener("input", () => {
+      if (textarea.value !== view.state.doc.toString()) {
+        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: textarea.value } });
+      }
+    });
+    const label = document.querySelector(`label[for="${textarea.id}"]`);
+    if (label) label.addEventListener("click", () => view.focus());
+    if (form) form.addEventListener("submit", () => { clearTimeout(saveTimer); textarea.value = view.state.doc.toString(); saveDraft(); });
+    window.addEventListener("beforeunload", saveDraft);
+
+    // Lines the verdict blames: given on the textarea, or in a JSON script the live verdict
+    // brings (it may arrive after the page loaded).
+    function markFromPage() {
+      const source = document.getElementById(textarea.dataset.errorSource || "");
+      const errors = source ? JSON.parse(source.textContent) : textarea.dataset.errorLines ? JSON.parse(textarea.dataset.errorLines) : [];
+      if (errors.length) markErrors(view, errors);
+    }
+    markFromPage();
+    document.body.addEventListener("htmx:afterSettle", markFromPage);
+
+    const reset = document.querySelector(`[data-reset-for="${textarea.id}"]`);
+    const starter = document.getElementById(textarea.dataset.starter || "");
+    if (reset && starter) {
+      reset.hidden = false;
+      reset.addEventListener("click", () => {
+        const code = JSON.parse(starter.textContent);
+        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code } });
+        markErrors(view, []);
+        view.focus();
+      });
+    }
+    textarea.editorView = view;
+  }
+
+  document.querySelectorAll("textarea[data-editor]").forEach(attach);
+})();

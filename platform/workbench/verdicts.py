@@ -1,0 +1,238 @@
+"""A stored verdict document, as a student reads it: a headline that says what happened,
+checks under their titles in the reader's language, one block for an error that stopped
+everything, and performance as numbers a chart can draw."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from typing import Any
+
+from django.utils.translation import get_language, gettext, ngettext
+
+from grader.spec import SpecError, check_titles
+from workbench.messages import VERDICT_NAMES, duration, render
+
+# Lines of the student's own file in a traceback or message: 'File "submission.py", line 7',
+# '(submission.py, line 2)' for a syntax error, 'at line 22' in a check's message.
+_STUDENT_LINE = re.compile(r'(?:submission\.py"?,? line |\bat line )(\d+)')
+_EXPECTED_GOT = re.compile(r"^(?P<what>.*?):? ?expected (?P<expected>.+?), got (?P<got>.+?)(?: \(.*\))?$", re.S)
+
+
+@dataclasses.dataclass
+class CheckRow:
+    name: str
+    title: str
+    passed: bool
+    visible: bool
+    points: float
+    max_points: float
+    message: str
+    kind: str | None
+    expected: str | None = None
+    got: str | None = None
+    open: bool = False  # the first failing visible check is shown unfolded
+
+    @property
+    def is_perf(self) -> bool:
+        return False
+
+
+@dataclasses.dataclass
+class PerfCase:
+    title: str
+    decision: str
+    ratio: float | None
+    low: float | None
+    high: float | None
+    at_most: float
+    student_s: float | None
+    baseline_s: float | None
+    n: int
+    raw: dict[str, Any]
+
+    def scale(self) -> float:
+        """The right end of the chart's axis, in ratio units."""
+        return max(v for v in (self.at_most * 1.5, (self.high or 0) * 1.1, (self.ratio or 0) * 1.1, 1.5) if v)
+
+    def x(self, value: float | None) -> float:
+        """Percent across the chart for a ratio."""
+        return round(100 * min(max(value or 0, 0), self.scale()) / self.scale(), 2)
+
+    @property
+    def chart(self) -> dict[str, float]:
+        return {
+            "ratio": self.x(self.ratio), "low": self.x(self.low), "high": self.x(self.high),
+            "limit": self.x(self.at_most), "one": self.x(1.0),
+            "width": round(self.x(self.high) - self.x(self.low), 2),
+        }
+
+    @property
+    def student_time(self) -> str:
+        return duration(self.student_s) if self.student_s is not None else "–"
+
+    @property
+    def baseline_time(self) -> str:
+        return duration(self.baseline_s) if self.baseline_s is not None else "–"
+
+
+@dataclasses.dataclass
+class VerdictView:
+    kind: str
+    kind_name: str
+    headline: str
+    points: float
+    max_points: float
+    checks: list[CheckRow]
+    stopped: str | None  # a syntax or load error that kept every check from running
+    stopped_line: int | None
+    perf: list[PerfCase]
+    error_lines: list[dict[str, Any]]
+    notes: list[str]
+
+
+@functools.lru_cache(maxsize=256)
+def _titles(checks_source: str) -> dict[str, dict[str, str]]:
+    try:
+        return check_titles(checks_source)
+    except (SpecError, SyntaxError):
+        return {}
+
+
+def _title(name: str, titles: dict[str, dict[str, str]]) -> str:
+    language = "zh-hans" if (get_language() or "en").lower().startswith("zh") else "en"
+    given = titles.get(name) or {}
+    if given.get(language) or given.get("en"):
+        return given.get(language) or given["en"]
+    return name.replace("_", " ").capitalize()
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def _expected_got(message: str) -> tuple[str | None, str | None]:
+    match = _EXPECTED_GOT.match(message.strip())
+    return (match["expected"], match["got"]) if match else (None, None)
+
+
+def error_lines(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Lines of the student's file that an error points at, for the editor's gutter."""
+    found: dict[int, str] = {}
+    texts = [str(n) for n in result.get("notes") or []] + [
+        str(c.get("message", "")) for c in result.get("checks") or [] if c.get("visible") and not c.get("passed")
+    ]
+    for text in texts:
+        for match in _STUDENT_LINE.finditer(text):
+            last_line = text.strip().splitlines()[-1] if text.strip() else text
+            found.setdefault(int(match[1]), last_line[:300])
+    return [{"line": line, "message": message} for line, message in sorted(found.items())]
+
+
+def verdict_view(result: dict[str, Any], checks_source: str = "") -> VerdictView:
+    titles = _titles(checks_source) if checks_source else {}
+    raw_checks = [c for c in result.get("checks") or [] if isinstance(c, dict)]
+    kind = str(result.get("verdict", ""))
+    notes = [str(n) for n in result.get("notes") or []]
+    rows = [
+        CheckRow(
+            name=str(c.get("name", "")),
+            title=_title(str(c.get("name", "")), titles),
+            passed=bool(c.get("passed")),
+            visible=bool(c.get("visible")),
+            points=float(c.get("points") or 0),
+            max_points=float(c.get("max_points") or 0),
+            message=render(c),
+            kind=c.get("kind"),
+        )
+        for c in raw_checks
+    ]
+    for row, raw in zip(rows, raw_checks):
+        if not row.passed and row.visible:
+            params = raw.get("message_params") if isinstance(raw.get("message_params"), dict) else {}
+            if "expected" in params and "got" in params:
+                row.expected, row.got = str(params["expected"]), str(params["got"])
+            elif not raw.get("message_id"):
+                row.expected, row.got = _expected_got(str(raw.get("message", "")))
+    first_failure = next((r for r in rows if r.visible and not r.passed), None)
+    if first_failure:
+        first_failure.open = True
+
+    points = sum(min(r.points, r.max_points) for r in rows)
+    max_points = sum(r.max_points for r in rows)
+    stopped, stopped_line = _stopped(kind, rows, notes)
+    perf = _perf(result.get("perf"), titles)
+    return VerdictView(
+        kind=kind,
+        kind_name=str(VERDICT_NAMES.get(kind, kind)),
+        headline=_headline(kind, rows, points, max_points, stopped, stopped_line),
+        points=points,
+        max_points=max_points,
+        checks=[] if stopped else rows,
+        stopped=stopped,
+        stopped_line=stopped_line,
+        perf=perf,
+        error_lines=error_lines(result),
+        notes=[n for n in notes if not stopped or n != stopped],
+    )
+
+
+def _stopped(kind: str, rows: list[CheckRow], notes: list[str]) -> tuple[str | None, int | None]:
+    """The error that kept every check from running, if that is what happened."""
+    if not rows or any(r.passed for r in rows) or kind not in ("SYNTAX_ERROR", "RUNTIME_ERROR"):
+        return None, None
+    if kind == "RUNTIME_ERROR" and not all(r.kind == "RUNTIME_ERROR" for r in rows):
+        return None, None
+    error = next((n for n in notes if "submission.py" in n or n.startswith("SyntaxError")), None)
+    if error is None:
+        return None, None
+    match = _STUDENT_LINE.search(error)
+    return error, int(match[1]) if match else None
+
+
+def _headline(kind: str, rows: list[CheckRow], points: float, max_points: float, stopped: str | None, line: int | None) -> str:
+    if stopped:
+        if kind == "SYNTAX_ERROR":
+            if line:
+                return gettext("Your code has a syntax error on line %(line)s, so no check could run.") % {"line": line}
+            return gettext("Your code has a syntax error, so no check could run.")
+        if line:
+            return gettext("Your code raised an error while loading (line %(line)s), so no check could run.") % {"line": line}
+        return gettext("Your code raised an error while loading, so no check could run.")
+    if not rows:
+        return str(VERDICT_NAMES.get(kind, kind))
+    score = gettext("%(points)s of %(max)s points") % {"points": _points(points), "max": _points(max_points)}
+    if kind == "ACCEPTED":
+        return score + gettext(": every check passed.")
+    failed_visible = sum(1 for r in rows if not r.passed and r.visible)
+    failed_hidden = sum(1 for r in rows if not r.passed and not r.visible)
+    parts = []
+    if failed_visible:
+        parts.append(ngettext("%(n)s visible check failed", "%(n)s visible checks failed", failed_visible) % {"n": failed_visible})
+    if failed_hidden:
+        parts.append(ngettext("%(n)s hidden check failed", "%(n)s hidden checks failed", failed_hidden) % {"n": failed_hidden})
+    return score + gettext(": ") + gettext(", ").join(parts) + gettext(".")
+
+
+def _perf(perf: Any, titles: dict[str, dict[str, str]]) -> list[PerfCase]:
+    cases = perf.get("cases") if isinstance(perf, dict) else None
+    out = []
+    for case in cases or []:
+        if not isinstance(case, dict) or "at_most" not in case:
+            continue
+        interval = case.get("interval") or [None, None]
+        out.append(
+            PerfCase(
+                title=_title(str(case.get("name", "")), titles),
+                decision=str(case.get("decision", "")),
+                ratio=case.get("ratio"),
+                low=interval[0],
+                high=interval[1],
+                at_most=float(case["at_most"]),
+                student_s=case.get("student_median_s"),
+                baseline_s=case.get("baseline_median_s"),
+                n=int(case.get("n") or 0),
+                raw=case,
+            )
+        )
+    return out

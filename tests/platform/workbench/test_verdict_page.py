@@ -1,0 +1,56 @@
+"""The verdict page says what happened, in the reader's language."""
+import re
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+pytestmark = pytest.mark.django_db
+
+
+def page_of(client, submission, language="en") -> str:
+    client.force_login(submission.user)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    return client.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+
+
+def test_a_partly_right_submission_is_headed_by_its_points_not_by_an_error_name(client, graded):
+    page = page_of(client, graded("starter"))
+    assert "2 of 15 points: 4 visible checks failed, 5 hidden checks failed." in page
+    assert "0.13" not in page and "RUNTIME_ERROR" not in page.split('id="headline"')[1].split("</p>")[0]
+    assert "Runs the article&#x27;s perceptron example" in page  # the check's title, not its id
+    assert "runs_the_article_example</span>" not in page
+
+
+def test_the_first_failing_visible_check_is_open_with_expected_against_got(client, graded):
+    page = page_of(client, graded("starter"))
+    details = re.findall(r'<li class="check (pass|fail)"[^>]*>\s*<details( open)?>', page)
+    opened = [i for i, (_, is_open) in enumerate(details) if is_open]
+    first_failure = next(i for i, (state, _) in enumerate(details) if state == "fail")
+    assert opened == [first_failure]
+
+
+def test_a_syntax_error_is_one_block_with_its_line(client, graded):
+    page = page_of(client, graded("syntax_error"))
+    assert "Your code has a syntax error on line 2, so no check could run." in page
+    assert 'id="load-error"' in page and "expected &#x27;:&#x27;" in page
+    assert "not run" not in page and 'class="check ' not in page
+
+
+def test_a_load_error_is_one_block_with_its_line(client, graded):
+    page = page_of(client, graded("load_error"))
+    assert "Your code raised an error while loading (line 1), so no check could run." in page
+    assert "ModuleNotFoundError" in page
+
+
+def test_performance_is_a_chart_with_the_numbers_behind_a_disclosure(client, graded):
+    page = page_of(client, graded("accepted"))
+    assert "15 of 15 points: every check passed." in page
+    assert 'class="perf-chart"' in page and "{&#x27;cases&#x27;" not in page
+    assert "<summary>Raw numbers</summary>" in page
+
+
+def test_the_chinese_verdict_page_is_in_chinese(client, graded):
+    page = page_of(client, graded("starter"), "zh-hans")
+    assert "运行文章里的感知机例子" in page
+    assert "15 分中得 2 分" in page
