@@ -4,12 +4,19 @@ from django.shortcuts import get_object_or_404, render
 from catalog.selectors import exercises_published
 from submissions.forms import SubmissionForm
 from submissions.selectors import submissions_of
-from workbench.selectors import draft_code
+from workbench.messages import DIFFICULTY_ORDER
+from workbench.selectors import draft_code, exercise_entries, exercise_tags
 
 
 @login_required
 def exercise_list(request):
-    return render(request, "catalog/exercise_list.html", {"exercises": exercises_published()})
+    difficulty, tag = request.GET.get("difficulty", ""), request.GET.get("tag", "")
+    entries = exercise_entries(request.user, difficulty=difficulty, tag=tag)
+    context = {
+        "entries": entries, "difficulty": difficulty, "tag": tag, "difficulties": list(DIFFICULTY_ORDER),
+        "tags": exercise_tags(), "solved": sum(e.state == "solved" for e in entries),
+    }
+    return render(request, "catalog/exercise_list.html", context)
 
 
 @login_required

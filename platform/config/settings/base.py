@@ -1,6 +1,5 @@
 """Settings shared by every environment. Each value comes from the environment, with a
 default that is safe for a developer's machine; production.py removes the unsafe ones."""
-import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -92,10 +91,11 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [PLATFORM_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
-# Without collectstatic (make run, tests) WhiteNoise finds the files where they are, and
-# an empty STATIC_ROOT is expected there, not worth a warning.
+# Without collectstatic (make run, tests) WhiteNoise finds the files where they are; an
+# empty STATIC_ROOT keeps it from warning that collectstatic never ran.
 WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
-warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
+if WHITENOISE_USE_FINDERS:
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 # Celery: the broker needs no server by default (kombu's filesystem transport); set
 # CELERY_BROKER_URL=redis://... to use Redis. Task arguments are ids, so JSON suffices.
