@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, ngettext, ngettext_lazy, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -73,20 +75,24 @@ def duration(seconds: float) -> str:
 
 
 def _shown(name: str, value: Any) -> Any:
+    """A parameter as the message shows it: durations and baselines in words, the rest (values,
+    names from the student's code) escaped and set as code."""
     if name.endswith("_s") and isinstance(value, int | float):
         return duration(value)
     if name == "baseline":
         return BASELINES.get(str(value), value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value  # a plural form is picked from it
     if isinstance(value, float):
-        return f"{value:.3g}"  # ints stay ints: a plural form is picked from them
-    return value
+        value = f"{value:.3g}"
+    return format_html("<code>{}</code>", value)
 
 
 BASELINES = {"reference": pgettext_lazy("perf baseline", "reference solution")}
 
 
 def render(row: dict[str, Any]) -> str:
-    """One check row's message in the active language."""
+    """One check row's message in the active language (HTML-safe)."""
     entry = CATALOGUE.get(str(row.get("message_id") or ""))
     if entry is None:
         return str(row.get("message", ""))
@@ -95,7 +101,8 @@ def render(row: dict[str, Any]) -> str:
         return str(row.get("message", ""))
     shown = {str(k): _shown(str(k), v) for k, v in params.items()}
     try:
-        return str(entry % shown)
+        # The templates are ours and the translators'; every parameter is escaped above.
+        return mark_safe(str(entry % shown))
     except (KeyError, TypeError, ValueError):
         return str(row.get("message", ""))  # params that do not fit: the judge's own words
 

@@ -47,3 +47,11 @@ def fill_answer(form: Locator, snapshot: dict, *, right: bool = True) -> None:
         form.locator('input[name="answer"]').fill(str(key))
     else:
         form.locator('textarea[name="answer"]').fill(str(key))
+
+
+def write_code(page: Page, code: str) -> None:
+    """Put ``code`` in the exercise's editor, as pasting it would (the CodeMirror editor follows
+    its form field; without JavaScript the field is the editor)."""
+    page.locator("textarea[name=code]").evaluate(
+        "(field, code) => { field.value = code; field.dispatchEvent(new Event('input')); }", code
+    )

@@ -1,0 +1,184 @@
+"""The student's workbench in a real Chromium: pages that fit a phone, an editor that
+indents with Tab and keeps drafts, the starter one click away, error pages in the site's
+look, and a Chinese verdict page with no English left in it.
+
+Set GRAPHDOJO_SCREENS=/some/dir to keep a screenshot of every page visited."""
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from accounts.models import User
+from catalog.models import Exercise
+from catalog.services import content_sync
+from interviews.services import interview_templates_sync
+from quizzes.services import quiz_content_sync
+from submissions.models import Submission
+from tests.e2e.journeys import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+SLUG = "static-graph-executor"
+VERDICTS = Path(__file__).parents[1] / "platform" / "workbench" / "verdicts"
+SCREENS = os.environ.get("GRAPHDOJO_SCREENS")
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+# Words a Chinese page may show in Latin letters: names of things, keys, units.
+LATIN_ALLOWED = {"GraphDojo", "GPU", "Tab", "Esc", "Ctrl", "Enter", "Mac", "MB", "dtype"}
+VISIBLE_TEXT = """() => {
+  const skip = "code, pre, script, style, noscript, option, textarea, .cm-editor, .who";
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const out = [];
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    if (!node.parentElement.closest(skip) && node.textContent.trim()) out.push(node.textContent.trim());
+  }
+  return out.join(" | ");
+}"""
+
+
+@pytest.fixture
+def content(transactional_db, content_dir):
+    assert not content_sync(content_dir).errors
+    quizzes = quiz_content_sync(content_dir)
+    assert not interview_templates_sync(content=quizzes.content).errors
+    return content_dir
+
+
+def graded(user: User, name: str, code: str) -> Submission:
+    result = json.loads((VERDICTS / f"{name}.json").read_text())
+    return Submission.objects.create(
+        user=user, exercise_version=Exercise.objects.get(slug=SLUG).current_version, code=code,
+        status=Submission.Status.GRADED, verdict=result["verdict"], score=result["score"], result=result,
+        finished_at=timezone.now(),
+    )
+
+
+def fits(page, name: str) -> None:
+    """The page is no wider than the viewport (nothing runs off a phone's screen)."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    viewport = page.evaluate("window.innerWidth")
+    if SCREENS:
+        Path(SCREENS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=f"{SCREENS}/{name}-{viewport}.png", full_page=True)
+    assert width <= viewport, f"{name}: the page is {width} px wide in a {viewport} px viewport"
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_every_main_page_fits_a_phone(live_server, chromium, content, language):
+    context = chromium.new_context(locale="zh-CN" if language == "zh-hans" else "en-US")
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        log_in_as_student(page, live_server.url, language)
+        student = User.objects.get(username=page.locator(".who").inner_text())
+        starter = (content / "coding" / SLUG / "starter.py").read_text()
+        partial = graded(student, "starter_with_message_ids", starter)
+        broken = graded(student, "syntax_error", "class StaticGraph:\n    def __init__(self)\n        pass\n")
+        accepted = graded(student, "accepted", (content / "coding" / SLUG / "solution.py").read_text())
+        for viewport in (PHONE, DESKTOP):
+            page.set_viewport_size(viewport)
+            for name, path in [
+                ("exercises", "/"), ("exercise", f"/exercises/{SLUG}/"),
+                ("verdict", f"/submissions/{partial.pk}/"), ("verdict-syntax", f"/submissions/{broken.pk}/"),
+                ("verdict-accepted", f"/submissions/{accepted.pk}/"), ("quizzes", "/quizzes/"),
+                ("interviews", "/interviews/"), ("not-found", "/no/such/page/"),
+            ]:
+                page.goto(live_server.url + path)
+                fits(page, f"{language}-{name}")
+        page.goto(live_server.url + "/quizzes/")
+        page.locator("article.bank").first.get_by_role("button", name=re.compile("Start|开始")).click()
+        expect(page).to_have_url(re.compile(r"/quizzes/attempts/\d+/$"))
+        for viewport in (DESKTOP, PHONE):
+            page.set_viewport_size(viewport)
+            fits(page, f"{language}-quiz")
+        page.goto(live_server.url + "/interviews/")
+        page.locator("article.template").first.locator("button[type=submit]").click()
+        for viewport in (DESKTOP, PHONE):
+            page.set_viewport_size(viewport)
+            fits(page, f"{language}-interview")
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.locator("#end-now").click()
+        expect(page.locator("#scorecard")).to_be_visible()
+        for viewport in (DESKTOP, PHONE):
+            page.set_viewport_size(viewport)
+            fits(page, f"{language}-scorecard")
+    finally:
+        context.close()
+
+
+def log_in_as_student(page, base_url: str, language: str) -> None:
+    if language == "en":
+        log_in(page, base_url)
+        return
+    from accounts.services import demo_accounts_ensure
+
+    username, password, _ = next(a for a in demo_accounts_ensure() if a[2] == "student")
+    page.goto(f"{base_url}/login/")
+    page.locator("input[name=username]").fill(username)
+    page.locator("input[name=password]").fill(password)
+    page.locator("form button[type=submit]").last.click()
+    expect(page.get_by_role("heading", name="练习")).to_be_visible()
+
+
+def test_the_editor_indents_with_tab_keeps_a_draft_and_restores_the_starter(live_server, page, content):
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/exercises/{SLUG}/")
+    starter = (content / "coding" / SLUG / "starter.py").read_text()
+    field = page.locator("textarea[name=code]")
+    editor = page.locator(".cm-content")
+    expect(editor).to_be_visible()
+    expect(page.locator(".cm-lineNumbers")).to_be_visible()
+
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("x = 1")
+    page.keyboard.press("Home")
+    page.keyboard.press("Tab")
+    expect(field).to_have_value("    x = 1")  # Tab indented, and focus stayed in the editor
+    assert page.evaluate("document.activeElement.closest('.cm-editor') !== null")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")  # the documented way out
+    assert page.evaluate("document.activeElement.closest('.cm-editor') === null")
+
+    expect(page.locator("#draft-state")).to_have_text("Draft saved")
+    page.reload()
+    expect(page.locator("textarea[name=code]")).to_have_value("    x = 1")  # the draft came back
+
+    page.get_by_role("button", name="Reset to the starter code").click()
+    expect(page.locator("textarea[name=code]")).to_have_value(starter)
+
+
+def test_error_pages_have_the_site_look(live_server, page, content):
+    log_in(page, live_server.url)
+    response = page.goto(f"{live_server.url}/exercises/no-such-exercise/")
+    assert response.status == 404
+    expect(page.get_by_role("heading", name="Page not found")).to_be_visible()
+    expect(page.get_by_role("navigation").get_by_role("link", name="Exercises")).to_be_visible()
+    response = page.goto(f"{live_server.url}/authoring/")  # an instructor's page
+    assert response.status == 403
+    expect(page.get_by_role("heading", name="Not allowed")).to_be_visible()
+    expect(page.get_by_role("navigation").get_by_role("link", name="Quizzes")).to_be_visible()
+
+
+def test_a_chinese_verdict_page_has_no_english_outside_code(live_server, chromium, content):
+    context = chromium.new_context(locale="zh-CN")
+    page = context.new_page()
+    try:
+        log_in_as_student(page, live_server.url, "zh-hans")
+        student = User.objects.get(username=page.locator(".who").inner_text())
+        starter = (content / "coding" / SLUG / "starter.py").read_text()
+        for name in ("starter_with_message_ids", "syntax_error", "accepted_with_message_ids"):
+            submission = graded(student, name, starter)
+            page.goto(f"{live_server.url}/submissions/{submission.pk}/")
+            page.locator("details").evaluate_all("(all) => all.forEach((d) => d.open = true)")
+            text = page.evaluate(VISIBLE_TEXT)
+            prose = re.sub(r"[A-Za-z_][\w.]*\(\)", "", text)  # calls such as execute() are code
+            english = sorted({w for w in re.findall(r"[A-Za-z][A-Za-z_]+", prose) if w not in LATIN_ALLOWED})
+            assert not english, f"{name}: English on the Chinese page: {english}\n{text}"
+    finally:
+        context.close()
