@@ -2,58 +2,82 @@
 
 The judge writes each check row with a stable ``message_id`` and its ``message_params``
 (grader/harness/messages.py holds the ids and their English templates). Here every id
-maps to gettext strings, so makemessages finds them and the Chinese catalogue translates
-them; a count parameter picks the plural with ngettext, and durations read as people say
-them. A row without an id (an older verdict) shows the judge's English ``message``.
-tests/platform/workbench/test_messages.py fails when an id the judge can emit has no
-entry here, or an entry has no Chinese.
+maps to a gettext string, so makemessages finds it and the Chinese catalogue translates
+it. Durations read as people say them. Two kinds of parameter hold English text rather
+than data: a ``reason`` (itself a judge message) and a ``detail`` (what the checks API
+said about a wrong answer); both are recognised by their English pattern and translated
+too. Text no pattern knows (an exercise's own ``fail("...")`` words) stays as written, and
+so does a row without an id. tests/platform/workbench/test_messages.py fails when an id
+the judge can emit has no entry here, or an entry has no Chinese.
 """
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext, ngettext, ngettext_lazy, pgettext_lazy
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-
-# id -> the English template with %(name)s parameters, marked for makemessages. A plural
-# entry picks its form from the parameter named in ngettext_lazy's third argument.
-CATALOGUE: dict[str, Any] = {
-    "passed": _("passed"),
-    "not_run.correctness_failed": _("not run: a correctness check failed first"),
-    "not_run.syntax_error": _("not run: your code has a syntax error"),
-    "not_run.load_error": _("not run: your code raised an error while loading"),
-    "not_run.stopped": _("not run: %(reason)s"),
-    "hidden.wrong_answer": _("wrong answer on a hidden case"),
-    "hidden.time_limit": _("time limit reached on a hidden case"),
-    "hidden.memory_limit": _("memory limit reached on a hidden case"),
-    "hidden.output_limit": _("too much output on a hidden case"),
-    "raised": _("your code raised %(error)s at line %(line)s"),
-    "time_limit": _("your code ran longer than %(limit_s)s"),
-    "memory_limit": _("your code used more than %(limit_mb)s MB of memory"),
-    "output_limit": _("your program printed more than %(limit_bytes)s bytes"),
-    "compare.expected_got": _("%(what)s: expected %(expected)s, got %(got)s"),
-    "compare.items": ngettext_lazy(
-        "%(what)s: expected %(count)s item, got %(got)s", "%(what)s: expected %(count)s items, got %(got)s", "count"
-    ),
-    "compare.missing_key": _("%(what)s is missing the key %(key)s"),
-    "compare.unexpected_key": _("%(what)s has an unexpected key %(key)s"),
-    "compare.shape": _("%(what)s: expected shape %(expected)s, got %(got)s"),
-    "compare.dtype": _("%(what)s: expected dtype %(expected)s, got %(got)s"),
-    "compare.elements_differ": ngettext_lazy(
-        "%(what)s: %(count)s of %(size)s element differs; first at index %(index)s: expected %(expected)s, got %(got)s",
-        "%(what)s: %(count)s of %(size)s elements differ; first at index %(index)s: expected %(expected)s, got %(got)s",
-        "count",
-    ),
-    "raises.returned": _("expected %(what)s to raise an error, but it returned normally"),
-    "raises.returned_mentioning": _("expected %(what)s to raise an error mentioning %(fragments)s, but it returned normally"),
-    "raises.wrong_message": _("%(what)s raised %(error)s: %(message)s, but the message should mention %(fragments)s"),
-    "perf.pass": _("%(ratio)s× the %(baseline)s's time; the limit is %(at_most)s×"),
-    "perf.too_slow": _("too slow: %(ratio)s× the %(baseline)s's time; the limit is %(at_most)s×"),
-    "perf.within_noise": _("%(ratio)s× the %(baseline)s's time, within noise of the %(at_most)s× limit: counted as passed"),
+# message id -> its text with %(name)s parameters (the judge's ids and parameter names).
+CATALOGUE: dict[str, str] = {
+    "check.passed": gettext_noop("passed"),
+    "check.failed": "%(detail)s",  # the detail itself is translated (see render)
+    "error.raised": gettext_noop("your code raised %(type)s"),
+    "error.unusable_value": gettext_noop("the judge could not use what your code returned"),
+    "hidden.wrong_answer": gettext_noop("wrong answer on a hidden case"),
+    "hidden.time_limit": gettext_noop("time limit reached on a hidden case"),
+    "hidden.too_slow": gettext_noop("too slow on a hidden performance case"),
+    "hidden.memory_limit": gettext_noop("memory limit reached on a hidden case"),
+    "hidden.output_limit": gettext_noop("too much output on a hidden case"),
+    "hidden.runtime_error": gettext_noop("your code failed on a hidden case"),
+    "not_run.correctness_failed": gettext_noop("not run: a correctness check failed"),
+    "not_run.syntax_error": gettext_noop("not run: your code has a syntax error"),
+    "not_run.load_error": gettext_noop("not run: your code raised an error while loading"),
+    "not_run.stopped": gettext_noop("not run: %(reason)s"),
+    "stop.budget_used": gettext_noop("the time limit was used up by earlier checks"),
+    "stop.no_answer": gettext_noop("no answer within %(seconds)s (time limit)"),
+    "stop.cpu_limit": gettext_noop("CPU time limit reached (%(seconds)s)"),
+    "stop.memory_limit": gettext_noop("memory limit reached"),
+    "stop.output_limit": gettext_noop("your program printed more than %(limit)s bytes"),
+    "stop.file_too_large": gettext_noop("your program wrote a file larger than %(limit)s bytes"),
+    "stop.killed": gettext_noop("your program was killed by %(signal)s"),
+    "stop.exited": gettext_noop("your program exited (status %(status)s) in the middle of a check"),
+    "stop.closed_channel": gettext_noop("your program closed the judge's channel"),
+    "stop.bad_reply": gettext_noop("your program's reply to the judge was not valid"),
+    "stop.cannot_start": gettext_noop("your program could not be started (%(reason)s)"),
+    "stop.unpausable": gettext_noop("your program kept running while it should have been paused"),
+    # The perf rows' parameters are English phrases; the page words them from the perf
+    # report's numbers instead (see verdicts.py), and these are the fallbacks.
+    "perf.pass": gettext_noop("fast enough"),
+    "perf.too_slow": gettext_noop("too slow"),
+    "perf.within_noise": gettext_noop("within noise: not counted against you"),
+    "perf.too_few_pairs": gettext_noop("too slow: only %(n)s timed calls fitted in the %(budget)s budget, and a decision needs %(needed)s"),
 }
+
+# What the checks API (grader/harness/api.py) says about a wrong answer, as English
+# patterns: a ``check.failed`` detail that matches one is shown in the reader's language.
+DETAILS: list[str] = [  # the more specific first: the first pattern that matches wins
+    gettext_noop("%(what)s: expected %(expected)s, got %(got)s (difference %(difference)s)"),
+    gettext_noop("%(what)s: expected the number %(expected)s, got %(got)s"),
+    gettext_noop("%(what)s: expected %(expected)s items, got %(got)s"),
+    gettext_noop("%(what)s: expected shape %(expected)s, got %(got)s"),
+    gettext_noop("%(what)s: expected dtype %(expected)s, got %(got)s"),
+    gettext_noop(
+        "%(what)s: %(count)s of %(size)s elements differ%(tolerance)s; first at index %(index)s: "
+        "expected %(expected)s, got %(got)s"
+    ),
+    gettext_noop("%(what)s: expected %(expected)s, got %(got)s"),
+    gettext_noop("%(what)s is missing key %(key)s"),
+    gettext_noop("%(what)s has an unexpected key %(key)s"),
+    gettext_noop("expected %(what)s to raise an error mentioning %(fragments)s, but it returned normally"),
+    gettext_noop("expected %(what)s to raise an error, but it returned normally"),
+    gettext_noop("%(what)s raised %(error)s: %(message)s, but the message should mention %(fragments)s"),
+]
+# Parameters that are prose, not values: shown as text, not as code.
+_PROSE = {"detail", "reason"}
 
 
 def duration(seconds: float) -> str:
@@ -62,8 +86,9 @@ def duration(seconds: float) -> str:
     if seconds < 1:
         return gettext("%(n)s ms") % {"n": f"{seconds * 1000:.3g}"}
     if seconds < 90:
-        n = round(seconds, 1) if seconds < 10 and seconds != int(seconds) else round(seconds)
-        return ngettext("%(n)s second", "%(n)s seconds", n if isinstance(n, int) else 2) % {"n": n}
+        whole = seconds == int(seconds) or seconds >= 10
+        n = round(seconds) if whole else round(seconds, 1)
+        return ngettext("%(n)s second", "%(n)s seconds", n if whole else 2) % {"n": n}
     minutes = round(seconds / 60)
     if minutes < 90:
         return ngettext("%(n)s minute", "%(n)s minutes", minutes) % {"n": minutes}
@@ -74,37 +99,68 @@ def duration(seconds: float) -> str:
     return text
 
 
+BASELINES = {"reference": pgettext_lazy("perf baseline", "reference solution")}
+
+
 def _shown(name: str, value: Any) -> Any:
-    """A parameter as the message shows it: durations and baselines in words, the rest (values,
-    names from the student's code) escaped and set as code."""
-    if name.endswith("_s") and isinstance(value, int | float):
+    """A parameter as the message shows it: durations in words, English prose translated
+    where a pattern knows it, values (names and data from the student's code) as code."""
+    if name in ("seconds",) and isinstance(value, int | float):
         return duration(value)
-    if name == "baseline":
-        return BASELINES.get(str(value), value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value  # a plural form is picked from it
+    if name in _PROSE:
+        return translate_english(str(value))
     if isinstance(value, float):
         value = f"{value:.3g}"
     return format_html("<code>{}</code>", value)
 
 
-BASELINES = {"reference": pgettext_lazy("perf baseline", "reference solution")}
-
-
 def render(row: dict[str, Any]) -> str:
     """One check row's message in the active language (HTML-safe)."""
     entry = CATALOGUE.get(str(row.get("message_id") or ""))
-    if entry is None:
-        return str(row.get("message", ""))
-    params = row.get("message_params") or {}
-    if not isinstance(params, dict):
-        return str(row.get("message", ""))
-    shown = {str(k): _shown(str(k), v) for k, v in params.items()}
+    params = row.get("message_params")
+    if row.get("message_id") == "check.failed" and isinstance(params, dict):
+        return translate_english(str(params.get("detail", "")))
+    if entry is None or not isinstance(params, dict):
+        return translate_english(str(row.get("message", "")))
     try:
-        # The templates are ours and the translators'; every parameter is escaped above.
-        return mark_safe(str(entry % shown))
+        # The templates are ours and the translators'; every parameter is escaped by _shown.
+        return mark_safe(gettext(entry) % {str(k): _shown(str(k), v) for k, v in params.items()})
     except (KeyError, TypeError, ValueError):
-        return str(row.get("message", ""))  # params that do not fit: the judge's own words
+        return str(row.get("message", ""))  # parameters that do not fit: the judge's own words
+
+
+@functools.cache
+def _english_patterns() -> list[tuple[re.Pattern[str], str]]:
+    """(regex of the English text, its template) for each judge message and API detail."""
+    patterns = [(_regex(english), english) for english in DETAILS]
+    for message_id, english in harness_messages().items():
+        if message_id in CATALOGUE and english.strip("{}") not in ("detail", "traceback"):
+            patterns.append((_regex(re.sub(r"\{(\w+)\}", r"%(\1)s", english)), CATALOGUE[message_id]))
+    return patterns
+
+
+def harness_messages() -> dict[str, str]:
+    """The judge's message ids and English templates (none before the judge emitted ids)."""
+    try:
+        from grader.harness import messages
+    except ImportError:
+        return {}
+    return messages.MESSAGES
+
+
+def _regex(english: str) -> re.Pattern[str]:
+    parts = re.split(r"%\((\w+)\)s", english.replace("%%", "%"))
+    body = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+    return re.compile(f"^{body}$", re.S)
+
+
+def translate_english(text: str) -> str:
+    """English judge text in the reader's language, when its pattern is known; else as written."""
+    for pattern, template in _english_patterns():
+        match = pattern.match(text)
+        if match:
+            return mark_safe(gettext(template) % {k: _shown(k, v) for k, v in match.groupdict().items()})
+    return conditional_escape(text)
 
 
 # Verdict names and difficulty tags, as the reader says them.

@@ -31,11 +31,8 @@ class CheckRow:
     kind: str | None
     expected: str | None = None
     got: str | None = None
+    traceback: str = ""  # the student's own frames, when their code raised
     open: bool = False  # the first failing visible check is shown unfolded
-
-    @property
-    def is_perf(self) -> bool:
-        return False
 
 
 @dataclasses.dataclass
@@ -150,10 +147,9 @@ def verdict_view(result: dict[str, Any], checks_source: str = "") -> VerdictView
     for row, raw in zip(rows, raw_checks):
         if not row.passed and row.visible:
             params = raw.get("message_params") if isinstance(raw.get("message_params"), dict) else {}
-            if "expected" in params and "got" in params:
-                row.expected, row.got = str(params["expected"]), str(params["got"])
-            elif not raw.get("message_id"):
-                row.expected, row.got = _expected_got(str(raw.get("message", "")))
+            row.traceback = str(params.get("traceback", "")) if raw.get("message_id") == "error.raised" else ""
+            if raw.get("message_id") in ("check.failed", None):
+                row.expected, row.got = _expected_got(str(params.get("detail", raw.get("message", ""))))
     first_failure = next((r for r in rows if r.visible and not r.passed), None)
     if first_failure:
         first_failure.open = True

@@ -1,0 +1,68 @@
+"""Every message the judge can write reads in Chinese too; durations read as words."""
+import re
+
+import pytest
+from django.utils import translation
+
+from workbench import messages
+
+
+def ids_the_judge_emits() -> set[str]:
+    return set(messages.harness_messages()) or set(messages.CATALOGUE)
+
+
+def only_parameters(template: str) -> bool:
+    return not re.sub(r"%\(\w+\)s", "", template).strip()
+
+
+def test_every_message_id_of_the_judge_has_an_entry():
+    missing = ids_the_judge_emits() - set(messages.CATALOGUE)
+    assert not missing, f"add these judge message ids to workbench/messages.py CATALOGUE: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("english", sorted(set(messages.CATALOGUE.values()) | set(messages.DETAILS)))
+def test_every_message_has_chinese(english):
+    if only_parameters(english):
+        return
+    with translation.override("zh-hans"):
+        chinese = translation.gettext(english)
+    assert chinese != english, f"no Chinese for {english!r}: run makemessages and translate it in platform/locale"
+    assert re.findall(r"%\(\w+\)s", chinese) and sorted(re.findall(r"%\(\w+\)s", chinese)) == sorted(
+        re.findall(r"%\(\w+\)s", english)
+    ) or not re.findall(r"%\(\w+\)s", english), f"the Chinese for {english!r} lost or renamed a parameter"
+
+
+def test_a_message_is_rendered_with_its_parameters_as_code_and_durations_in_words():
+    with translation.override("en"):
+        assert messages.render({"message_id": "stop.no_answer", "message_params": {"seconds": 90}}) == (
+            "no answer within 2 minutes (time limit)"
+        )
+        assert messages.render({"message_id": "stop.killed", "message_params": {"signal": "<SIGKILL>"}}) == (
+            "your program was killed by <code>&lt;SIGKILL&gt;</code>"
+        )
+    with translation.override("zh-hans"):
+        assert messages.render({"message_id": "stop.no_answer", "message_params": {"seconds": 900}}) == (
+            "在 15 分钟内没有回应（超出时间限制）"
+        )
+
+
+def test_an_api_detail_is_translated_from_its_english_pattern():
+    row = {"message_id": "check.failed", "message_params": {"detail": "result['z']: expected 8, got 9"}}
+    with translation.override("zh-hans"):
+        assert messages.render(row) == "<code>result[&#x27;z&#x27;]</code>：期望 <code>8</code>，实际为 <code>9</code>"
+
+
+def test_a_row_without_an_id_shows_the_judges_english():
+    assert messages.render({"message": "something <new>"}) == "something &lt;new&gt;"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "english", "chinese"),
+    [(0.0067, "6.7 ms", "6.7 毫秒"), (1, "1 second", "1 秒"), (3.5, "3.5 seconds", "3.5 秒"), (900, "15 minutes", "15 分钟"),
+     (5400, "1 hour 30 minutes", "1 小时 30 分钟")],
+)
+def test_durations_read_as_words(seconds, english, chinese):
+    with translation.override("en"):
+        assert messages.duration(seconds) == english
+    with translation.override("zh-hans"):
+        assert messages.duration(seconds) == chinese
