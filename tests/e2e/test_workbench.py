@@ -2,7 +2,7 @@
 indents with Tab and keeps drafts, the starter one click away, error pages in the site's
 look, and a Chinese verdict page with no English left in it.
 
-Set GRAPHDOJO_SCREENS=/some/dir to keep a screenshot of every page visited."""
+axe-core (tests/e2e/vendor/axe-core) audits every main page. Set GRAPHDOJO_SCREENS=/some/dir to keep a screenshot of every page visited."""
 import json
 import os
 import re
@@ -58,14 +58,29 @@ def graded(user: User, name: str, code: str) -> Submission:
     )
 
 
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+
+
+def audit(page, name: str) -> None:
+    """axe-core finds no serious or critical accessibility violation on the page."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+           for v in found if v["impact"] in ("serious", "critical")]
+    assert not bad, f"{name}: " + "\n".join(bad)
+
+
 def fits(page, name: str) -> None:
-    """The page is no wider than the viewport (nothing runs off a phone's screen)."""
+    """The page is no wider than the viewport (nothing runs off a phone's screen), and at
+    desktop width it passes the accessibility audit."""
     width = page.evaluate("document.documentElement.scrollWidth")
     viewport = page.evaluate("window.innerWidth")
     if SCREENS:
         Path(SCREENS).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=f"{SCREENS}/{name}-{viewport}.png", full_page=True)
     assert width <= viewport, f"{name}: the page is {width} px wide in a {viewport} px viewport"
+    if viewport == DESKTOP["width"]:
+        audit(page, name)
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])

@@ -9,7 +9,8 @@ cd "$work"
 echo '{"name": "graphdojo-codemirror", "private": true}' > package.json
 npm install --no-audit --no-fund --save-exact \
   codemirror@6.0.2 @codemirror/view@6.44.2 @codemirror/state@6.7.6 @codemirror/commands@6.11.2 \
-  @codemirror/language@6.13.1 @codemirror/lang-python@6.2.1 @codemirror/lint@6.9.8 esbuild@0.25.0 >/dev/null
+  @codemirror/language@6.13.1 @codemirror/lang-python@6.2.1 @codemirror/lint@6.9.8 @lezer/highlight@1.2.5 \
+  esbuild@0.25.0 >/dev/null
 cp "$here/entry.js" .
 node_modules/.bin/esbuild entry.js --bundle --minify --format=iife --global-name=CM \
   --legal-comments=none --target=es2020 --outfile="$here/codemirror.min.js"

@@ -4,5 +4,6 @@ export { python } from "@codemirror/lang-python";
 export { keymap } from "@codemirror/view";
 export { EditorState } from "@codemirror/state";
 export { indentWithTab } from "@codemirror/commands";
-export { indentUnit } from "@codemirror/language";
 export { setDiagnostics, lintGutter } from "@codemirror/lint";
+export { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
+export { tags } from "@lezer/highlight";
