@@ -5,4 +5,6 @@ from workbench import views
 app_name = "workbench"
 urlpatterns = [
     path("drafts/<slug:slug>/", views.draft_save_view, name="draft_save"),
+    path("practice/<slug:slug>/", views.practice_start_view, name="practice_start"),
+    path("practice/runs/<int:pk>/", views.practice_status_view, name="practice_status"),
 ]

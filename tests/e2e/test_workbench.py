@@ -197,3 +197,20 @@ def test_a_chinese_verdict_page_has_no_english_outside_code(live_server, chromiu
             assert not english, f"{name}: English on the Chinese page: {english}\n{text}"
     finally:
         context.close()
+
+
+def test_running_the_visible_checks_gives_feedback_and_no_submission(live_server, celery_worker_process, page, content):
+    from workbench.models import PracticeRun
+
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/exercises/{SLUG}/")
+    page.evaluate("window.__sameDocument = true")
+    page.get_by_role("button", name="Run the visible checks").click()  # on the starter code
+    result = page.locator("#practice-result")
+    expect(result).to_have_attribute("data-status", "done", timeout=120_000)
+    expect(page.locator("#practice-headline")).to_contain_text("visible checks failed")
+    expect(result.locator("li.check.pass").first).to_be_visible()
+    assert page.evaluate("window.__sameDocument") is True  # no reload
+    run = PracticeRun.objects.get()
+    assert {c["visible"] for c in run.result["checks"]} == {True} and run.result["perf"] is None
+    assert not Submission.objects.exists()  # never scored, never on a leaderboard

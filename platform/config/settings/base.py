@@ -131,6 +131,8 @@ SANDBOX_ALLOW_UNISOLATED = env_bool("SANDBOX_ALLOW_UNISOLATED", False)
 CONTENT_DIR = Path(env_str("GRAPHDOJO_CONTENT_DIR", str(BASE_DIR / "exercises")))
 EXERCISE_CACHE_DIR = VAR_DIR / "exercise-cache"
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 64 * 1024)
+# "Run the visible checks" (not scored): how many runs one student may start per minute.
+PRACTICE_RUNS_PER_MINUTE = env_int("PRACTICE_RUNS_PER_MINUTE", 6)
 # A RUNNING submission older than this is taken to be lost with its worker and is regraded.
 SUBMISSION_STALE_AFTER_S = env_int("SUBMISSION_STALE_AFTER_S", 15 * 60)
 

@@ -18,6 +18,14 @@ def verdict_of(submission: Any) -> VerdictView | None:
     return verdict_view(submission.result, files.get("checks.py", ""))
 
 
+@register.simple_tag
+def practice_view(run: Any) -> VerdictView | None:
+    """The readable view of a finished practice run (visible checks only)."""
+    if not run.result:
+        return None
+    return verdict_view(run.result, (run.exercise_version.files or {}).get("checks.py", ""))
+
+
 @register.filter
 def verdict_name(kind: str) -> str:
     return str(messages.VERDICT_NAMES.get(kind, kind))

@@ -1,0 +1,83 @@
+"""Drafts, practice runs (visible checks only, never scored) and the exercise list."""
+import json
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+from workbench.models import Draft, PracticeRun
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_draft_is_kept_and_shown_instead_of_the_last_submission(client, exercise, make_user, graded):
+    user = make_user()
+    graded("starter", user=user, code="old = 1\n")
+    client.force_login(user)
+    response = client.post(reverse("workbench:draft_save", args=[exercise.slug]), {"code": "draft = 2\n"})
+    assert response.status_code == 200 and response.json()["saved"] is True
+    page = client.get(reverse("catalog:exercise_detail", args=[exercise.slug])).content.decode()
+    assert "draft = 2" in page and "old = 1" not in page
+    assert json.dumps(exercise.current_version.starter)[:40] in page  # the starter, for "reset"
+
+
+def test_an_oversized_draft_is_refused_and_the_old_one_kept(client, exercise, make_user, settings):
+    settings.SUBMISSION_MAX_BYTES = 10
+    user = make_user()
+    client.force_login(user)
+    client.post(reverse("workbench:draft_save", args=[exercise.slug]), {"code": "x = 1"})
+    response = client.post(reverse("workbench:draft_save", args=[exercise.slug]), {"code": "x" * 11})
+    assert response.status_code == 400 and "the limit is 10 bytes" in response.json()["error"]
+    assert Draft.objects.get(user=user).code == "x = 1"
+
+
+def test_practice_runs_are_rate_limited_per_student(client, exercise, make_user, settings, django_capture_on_commit_callbacks):
+    settings.PRACTICE_RUNS_PER_MINUTE = 2
+    client.force_login(make_user())
+    url = reverse("workbench:practice_start", args=[exercise.slug])
+    with django_capture_on_commit_callbacks(execute=False):
+        assert client.post(url, {"code": "x = 1"}).status_code == 302
+        assert client.post(url, {"code": "x = 1"}).status_code == 302
+        refused = client.post(url, {"code": "x = 1"})
+    assert refused.status_code == 429 and "2 times a minute" in refused.content.decode()
+    assert PracticeRun.objects.count() == 2
+    other = make_user("grace")
+    client.force_login(other)
+    with django_capture_on_commit_callbacks(execute=False):
+        assert client.post(url, {"code": "x = 1"}).status_code == 302  # the limit is each student's own
+
+
+def test_a_practice_run_is_anothers_to_see_only_if_it_is_theirs(client, exercise, make_user):
+    run = PracticeRun.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x")
+    client.force_login(make_user("grace"))
+    assert client.get(reverse("workbench:practice_status", args=[run.pk])).status_code == 404
+
+
+def test_the_list_marks_solved_and_attempted_and_puts_easy_first(client, exercise, make_user, graded):
+    user = make_user()
+    graded("accepted", user=user)
+    client.force_login(user)
+    page = client.get(reverse("catalog:exercise_list")).content.decode()
+    assert f'data-state="solved" data-slug="{exercise.slug}"' in page
+    from catalog.models import Exercise
+
+    slugs = [e.slug for e in Exercise.objects.all()]
+    order = sorted(slugs, key=lambda s: page.index(f'data-slug="{s}"'))
+    difficulties = [Exercise.objects.get(slug=s).current_version.difficulty for s in order]
+    assert difficulties == sorted(difficulties, key=["easy", "medium", "hard"].index)
+
+
+def test_the_list_filters_by_difficulty_and_topic(client, exercise, make_user):
+    client.force_login(make_user())
+    hard = client.get(reverse("catalog:exercise_list"), {"difficulty": "hard"}).content.decode()
+    assert exercise.slug not in hard and 'data-state="new"' in hard
+    tagged = client.get(reverse("catalog:exercise_list"), {"tag": "topological-sort"}).content.decode()
+    assert tagged.count('data-state="') == 1 and exercise.slug in tagged
+
+
+def test_the_exercise_page_shows_its_title_once_and_difficulty_in_chinese(client, exercise, make_user):
+    client.force_login(make_user())
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
+    page = client.get(reverse("catalog:exercise_detail", args=[exercise.slug])).content.decode()
+    assert page.count(exercise.current_version.title_zh) == 2  # <title> and <h1>, not the statement too
+    assert ">简单</span>" in page
