@@ -11,5 +11,8 @@ urlpatterns = [
     path("quizzes/", include("quizzes.urls")),
     path("interviews/", include("interviews.urls")),
     path("workbench/", include("workbench.urls")),
+    path("api/", include("api.urls")),
     path("", include("catalog.urls")),
 ]
+
+handler404 = "api.views.page_not_found"

@@ -29,6 +29,11 @@ INSTALLED_APPS = [
     "quizzes",
     "interviews",
     "workbench",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -135,6 +140,26 @@ SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 64 * 1024)
 PRACTICE_RUNS_PER_MINUTE = env_int("PRACTICE_RUNS_PER_MINUTE", 6)
 # A RUNNING submission older than this is taken to be lost with its worker and is regraded.
 SUBMISSION_STALE_AFTER_S = env_int("SUBMISSION_STALE_AFTER_S", 15 * 60)
+
+# The REST API: personal tokens (made on /api/token/) or the browser's session; every
+# endpoint needs a user, as the pages do.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "GraphDojo API",
+    "DESCRIPTION": "Exercises, submissions and their verdicts, quizzes. Authenticate with `Authorization: Token <key>`.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",  # served from our static files, never a CDN
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
 
 LOGGING = {
     "version": 1,

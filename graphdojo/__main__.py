@@ -1,0 +1,3 @@
+from graphdojo.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,111 @@
+"""What the API says about exercises, submissions and quizzes. Read-mostly: every write goes
+through the same services as the pages."""
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from django.conf import settings
+from django.urls import reverse
+from django.utils.html import strip_tags
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from workbench.verdicts import verdict_view
+
+
+def _text(html_text: Any) -> str:
+    """A message the pages show as HTML, as plain text."""
+    return html.unescape(strip_tags(str(html_text)))
+
+
+class ExerciseSerializer(serializers.Serializer):
+    """An exercise as the list shows it (a workbench.selectors.ExerciseEntry)."""
+
+    slug = serializers.SlugField(source="exercise.slug")
+    title = serializers.CharField(source="version.title")
+    summary = serializers.CharField(source="version.summary")
+    difficulty = serializers.CharField(source="version.difficulty")
+    tags = serializers.ListField(child=serializers.CharField(), source="version.tags")
+    gpu = serializers.BooleanField(source="version.needs_gpu")
+    state = serializers.ChoiceField(choices=["solved", "attempted", "new"], help_text="For the user asking")
+
+
+class ExerciseDetailSerializer(ExerciseSerializer):
+    statement = serializers.CharField(source="version.statement", help_text="Markdown")
+    starter = serializers.CharField(source="version.starter")
+
+
+class SubmitSerializer(serializers.Serializer):
+    code = serializers.CharField(trim_whitespace=False, help_text=f"Python source, at most {settings.SUBMISSION_MAX_BYTES} bytes")
+
+
+class CheckSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    passed = serializers.BooleanField()
+    visible = serializers.BooleanField()
+    points = serializers.FloatField()
+    max_points = serializers.FloatField()
+    message = serializers.CharField()
+
+
+class SubmissionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    exercise = serializers.SlugField(source="exercise_version.exercise.slug")
+    status = serializers.ChoiceField(choices=["queued", "running", "graded", "failed"])
+    finished = serializers.BooleanField(source="is_finished")
+    verdict = serializers.CharField(allow_blank=True)
+    headline = serializers.SerializerMethodField()
+    points = serializers.SerializerMethodField()
+    max_points = serializers.SerializerMethodField()
+    checks = serializers.SerializerMethodField()
+    created_at = serializers.DateTimeField()
+    url = serializers.SerializerMethodField()
+
+    def _view(self, submission: Any):
+        if not submission.result:
+            return None
+        cache = self.context.setdefault("views", {})
+        if submission.pk not in cache:
+            files = submission.exercise_version.files or {}
+            cache[submission.pk] = verdict_view(submission.result, files.get("checks.py", ""))
+        return cache[submission.pk]
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_headline(self, submission: Any) -> str | None:
+        view = self._view(submission)
+        return _text(view.headline) if view else None
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_points(self, submission: Any) -> float | None:
+        view = self._view(submission)
+        return view.points if view else None
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_max_points(self, submission: Any) -> float | None:
+        view = self._view(submission)
+        return view.max_points if view else None
+
+    @extend_schema_field(CheckSerializer(many=True))
+    def get_checks(self, submission: Any) -> list[dict[str, Any]]:
+        view = self._view(submission)
+        if not view:
+            return []
+        return [
+            {"name": c.name, "title": c.title, "passed": c.passed, "visible": c.visible, "points": c.points,
+             "max_points": c.max_points, "message": _text(c.message)}
+            for c in view.checks
+        ]
+
+    def get_url(self, submission: Any) -> str:
+        """The submission's page on the site."""
+        return self.context["request"].build_absolute_uri(reverse("submissions:detail", args=[submission.pk]))
+
+
+class QuizBankSerializer(serializers.Serializer):
+    uid = serializers.SlugField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    question_count = serializers.IntegerField()
+    time_limit_s = serializers.IntegerField(allow_null=True)
