@@ -8,7 +8,7 @@ DEMO_ACCOUNTS = (
     ("student", "graphdojo-student", User.Role.STUDENT),
 )
 # What an instructor manages in the admin: content and their class's work, not accounts.
-INSTRUCTOR_APPS = ("catalog", "quizzes", "interviews", "submissions")
+INSTRUCTOR_APPS = ("catalog", "quizzes", "interviews", "grading")
 
 
 def instructors_group() -> Group:

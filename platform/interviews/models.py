@@ -94,7 +94,7 @@ class InterviewItem(models.Model):
     snapshot = models.JSONField(default=dict, blank=True, help_text="Questions: grader.quizzes.instantiate()")
     response = models.JSONField(null=True, blank=True)
     correct = models.BooleanField(null=True, blank=True)
-    submission = models.ForeignKey("submissions.Submission", null=True, blank=True, on_delete=models.SET_NULL,
+    submission = models.ForeignKey("grading.Submission", null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     max_points = models.FloatField(default=1)
     answered_at = models.DateTimeField(null=True, blank=True)

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from catalog.selectors import exercises_published
 from grader import quizzes as qz
+from grading.services import submission_create
 from interviews.models import InterviewAttempt, InterviewItem, InterviewTemplate
 from quizzes.models import Question
 from quizzes.services import answer_record, question_model, review_record
@@ -175,18 +176,11 @@ def interview_answer(*, user, attempt_id: int, position: int, fields: Mapping[st
 
 def interview_submit_code(*, user, attempt_id: int, position: int, code: str, skip: bool = False) -> InterviewItem:
     """Send the coding exercise to the normal grading pipeline (or skip it) and move on."""
-    from submissions.services import submission_create  # grading pulls in the pipeline: load late
-
     with transaction.atomic():
         attempt = _lock(user, attempt_id)
         if attempt.is_open:
             item = _current_item(attempt, position, "coding")
             if not skip:
-                if not code.strip():
-                    raise ValidationError(_("Your submission is empty."))
-                if len(code.encode()) > settings.SUBMISSION_MAX_BYTES:
-                    raise ValidationError(_("Your code is larger than %(n)s bytes."),
-                                          params={"n": settings.SUBMISSION_MAX_BYTES})
                 item.submission = submission_create(user=user, exercise=item.exercise, code=code)
                 item.answered_at = timezone.now()
                 item.save(update_fields=["submission", "answered_at"])

@@ -3,8 +3,9 @@ import pytest
 from django.core.management import call_command
 
 from catalog.models import Exercise
-from catalog.services import content_sync, exercise_version_folder
-from submissions.models import Submission
+from catalog.services import content_sync
+from grading.exercises import exercise_version_folder
+from grading.models import Submission
 
 pytestmark = pytest.mark.django_db
 SLUG = "static-graph-executor"

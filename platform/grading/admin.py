@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from submissions.models import Submission
+from grading.models import Submission
 
 
 @admin.register(Submission)

@@ -1,9 +1,9 @@
 """Instructors without git: upload an exercise folder as a zip, validate it, preview it, publish it.
 
 An upload is proven exactly like a folder in exercises/ (grader.content.validate_exercise:
-the solution ACCEPTED, the starter not, every mutant its declared verdict). Publishing writes
-the folder into CONTENT_DIR/coding/<slug>, so sync_content, CI and git see the same content,
-and makes it the exercise's current version in the catalog.
+the solution ACCEPTED, the starter not, every mutant its declared verdict) by the grading
+app's validate_upload task. Publishing writes the folder into CONTENT_DIR/coding/<slug>, so
+sync_content, CI and git see the same content, and makes it the exercise's current version.
 """
 from __future__ import annotations
 
@@ -17,16 +17,18 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import User
 from catalog.models import Exercise, ExerciseUpload
-from catalog.services import exercise_folder_files, exercise_version_ensure
-from grader.content import ExerciseReport, UnsafeArchive, read_exercise_zip, validate_exercise, write_exercise_folder
+from catalog.services import exercise_folder_files, exercise_version_ensure, upload_folder
+from grader.content import UnsafeArchive, read_exercise_zip, write_exercise_folder
 from grader.spec import ExerciseSpec, SpecError, load_exercise
+from grading.services import upload_validation_queue
 
 
-def _require_instructor(user) -> None:
+def author_check(user: User) -> None:
+    """Only instructors (and superusers) author exercises: PermissionDenied for anyone else."""
     if not (getattr(user, "is_instructor", False) or getattr(user, "is_superuser", False)):
         raise PermissionDenied(_("Only instructors can author exercises."))
 
@@ -40,14 +42,14 @@ def _digest(files: dict[str, str]) -> str:
     return digest.hexdigest()
 
 
-def upload_create(*, user, data: bytes, filename: str = "") -> ExerciseUpload:
+def upload_create(*, user: User, data: bytes, filename: str = "") -> ExerciseUpload:
     """Check an uploaded zip and store it as a pending upload, queued for validation.
 
     A hostile or malformed archive raises ValidationError with the reason and stores nothing.
     A folder whose exercise.toml (or any other file) is invalid is stored with its error, so
     the instructor sees it next to the upload, as they would see it from the command line.
     """
-    _require_instructor(user)
+    author_check(user)
     try:
         raw = read_exercise_zip(data)
     except UnsafeArchive as error:
@@ -69,9 +71,7 @@ def upload_create(*, user, data: bytes, filename: str = "") -> ExerciseUpload:
         error="" if spec else problem,
     )
     if spec is not None:
-        from catalog.tasks import validate_upload
-
-        transaction.on_commit(lambda: validate_upload.delay(upload.id))
+        upload_validation_queue(upload)
     return upload
 
 
@@ -80,51 +80,14 @@ def _slugish(name: str) -> str:
     return cleaned[:100] or "exercise"
 
 
-def upload_folder(upload: ExerciseUpload, parent: Path) -> Path:
-    """The upload's files as an exercise folder named after its slug, under ``parent``."""
-    return write_exercise_folder(upload.files, Path(parent) / upload.slug)
-
-
 def upload_spec(upload: ExerciseUpload) -> ExerciseSpec:
     with tempfile.TemporaryDirectory(prefix="upload-") as tmp:
         return load_exercise(upload_folder(upload, Path(tmp)))
 
 
-def upload_validate(*, upload_id: int, sandbox=None) -> ExerciseUpload:
-    """Prove the upload in the sandbox, exactly as validate_content proves a folder."""
-    claimed = ExerciseUpload.objects.filter(id=upload_id, status=ExerciseUpload.Status.QUEUED).update(
-        status=ExerciseUpload.Status.VALIDATING
-    )
-    upload = ExerciseUpload.objects.get(id=upload_id)
-    if not claimed:
-        return upload  # another worker has it, or it is done
-    if sandbox is None:
-        from submissions.services import grading_sandbox
-
-        sandbox = grading_sandbox()
-    try:
-        with tempfile.TemporaryDirectory(prefix="upload-") as tmp:
-            report = validate_exercise(upload_folder(upload, Path(tmp)), sandbox)
-    except BaseException:  # a platform fault (e.g. SandboxUnavailable): queued again for the retry
-        ExerciseUpload.objects.filter(id=upload_id).update(status=ExerciseUpload.Status.QUEUED)
-        raise
-    upload.report = report.to_dict()
-    upload.error = report.error
-    upload.status = ExerciseUpload.Status.VALID if report.ok and not report.skipped else ExerciseUpload.Status.INVALID
-    if report.skipped:
-        upload.error = report.skipped
-    upload.validated_at = timezone.now()
-    upload.save(update_fields=["report", "error", "status", "validated_at"])
-    return upload
-
-
-def upload_report(upload: ExerciseUpload) -> ExerciseReport | None:
-    return ExerciseReport.from_dict(upload.report) if upload.report else None
-
-
-def upload_publish(*, user, upload: ExerciseUpload) -> Exercise:
+def upload_publish(*, user: User, upload: ExerciseUpload) -> Exercise:
     """Write a validated upload into CONTENT_DIR/coding/<slug> and make it the current version."""
-    _require_instructor(user)
+    author_check(user)
     if upload.status != ExerciseUpload.Status.VALID:
         raise ValidationError(_("Only a validated upload can be published."))
     coding = Path(settings.CONTENT_DIR) / "coding"
@@ -155,9 +118,3 @@ def upload_publish(*, user, upload: ExerciseUpload) -> Exercise:
         upload.published_version = exercise.current_version
         upload.save(update_fields=["status", "published_version"])
     return exercise
-
-
-def uploads_of(user):
-    """An instructor's uploads, newest first (every upload for a superuser)."""
-    uploads = ExerciseUpload.objects.select_related("uploaded_by", "published_version")
-    return uploads if getattr(user, "is_superuser", False) else uploads.filter(uploaded_by=user)

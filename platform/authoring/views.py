@@ -1,20 +1,16 @@
 """The authoring pages: upload a zipped exercise folder, watch it validate, preview it, publish it."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from catalog.authoring import upload_create, upload_publish, upload_report, upload_spec, uploads_of
-from catalog.forms_authoring import ExerciseUploadForm
+from authoring.forms import ExerciseUploadForm
+from authoring.selectors import upload_report, uploads_of
+from authoring.services import author_check, upload_create, upload_publish, upload_spec
 from catalog.models import ExerciseUpload
-
-
-def _instructor(request) -> None:
-    if not (getattr(request.user, "is_instructor", False) or request.user.is_superuser):
-        raise PermissionDenied(_("Only instructors can author exercises."))
 
 
 def _upload(request, upload_id: int) -> ExerciseUpload:
@@ -23,7 +19,7 @@ def _upload(request, upload_id: int) -> ExerciseUpload:
 
 @login_required
 def upload_list(request):
-    _instructor(request)
+    author_check(request.user)
     form = ExerciseUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         archive = form.cleaned_data["archive"]
@@ -32,32 +28,32 @@ def upload_list(request):
         except ValidationError as error:
             form.add_error("archive", error)
         else:
-            return redirect("catalog:upload_detail", upload.id)
+            return redirect("authoring:upload_detail", upload.id)
     status = 400 if request.method == "POST" else 200
-    return render(request, "catalog/authoring/upload_list.html", {"form": form, "uploads": uploads_of(request.user)[:50]}, status=status)
+    return render(request, "authoring/upload_list.html", {"form": form, "uploads": uploads_of(request.user)[:50]}, status=status)
 
 
 @login_required
 def upload_detail(request, upload_id: int):
-    _instructor(request)
+    author_check(request.user)
     upload = _upload(request, upload_id)
     context = {"upload": upload, "report": upload_report(upload), "pending": upload.status in ("queued", "validating")}
-    template = "catalog/authoring/_status.html" if request.headers.get("HX-Request") else "catalog/authoring/upload_detail.html"
+    template = "authoring/_status.html" if request.headers.get("HX-Request") else "authoring/upload_detail.html"
     return render(request, template, context)
 
 
 @login_required
 def upload_preview(request, upload_id: int):
     """The statement page as a student will see it, in the language asked for."""
-    _instructor(request)
+    author_check(request.user)
     upload = _upload(request, upload_id)
     if upload.error and not upload.uid:
         messages.error(request, _("This upload cannot be previewed: %(error)s") % {"error": upload.error})
-        return redirect("catalog:upload_detail", upload.id)
+        return redirect("authoring:upload_detail", upload.id)
     spec = upload_spec(upload)
     language = request.GET.get("lang") or translation.get_language() or "en"
     key = "zh-hans" if language.lower().startswith("zh") else "en"
-    return render(request, "catalog/authoring/upload_preview.html", {
+    return render(request, "authoring/upload_preview.html", {
         "upload": upload,
         "spec": spec,
         "title": spec.title[key],
@@ -70,12 +66,12 @@ def upload_preview(request, upload_id: int):
 @login_required
 @require_POST
 def upload_publish_view(request, upload_id: int):
-    _instructor(request)
+    author_check(request.user)
     upload = _upload(request, upload_id)
     try:
         exercise = upload_publish(user=request.user, upload=upload)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
-        return redirect("catalog:upload_detail", upload.id)
+        return redirect("authoring:upload_detail", upload.id)
     messages.success(request, _("Published: students now see version %(number)s.") % {"number": exercise.current_version.number})
-    return redirect("catalog:exercise_detail", exercise.slug)
+    return redirect("submissions:exercise_detail", exercise.slug)

@@ -1,6 +1,6 @@
 from django.db.models import QuerySet
 
-from submissions.models import Submission
+from grading.models import Submission
 
 
 def submissions_of(user, exercise) -> QuerySet[Submission]:

@@ -2,8 +2,12 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from grading.results import VERDICT_CHOICES
+
 
 class Submission(models.Model):
+    """Student code for one exercise version, and the verdict it earned."""
+
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")
         RUNNING = "running", _("Running")
@@ -17,7 +21,7 @@ class Submission(models.Model):
     )
     code = models.TextField()
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    verdict = models.CharField(max_length=20, blank=True)
+    verdict = models.CharField(max_length=20, blank=True, choices=VERDICT_CHOICES)
     score = models.FloatField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True, help_text="The grader's verdict document")
     attempts = models.PositiveSmallIntegerField(default=0)
@@ -26,6 +30,7 @@ class Submission(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "submissions_submission"  # the model moved here from the submissions app; its rows stayed
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["user", "exercise_version"])]
 

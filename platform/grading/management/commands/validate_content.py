@@ -13,7 +13,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from grader.content import ExerciseReport, validate_content
-from sandbox import SandboxUnavailable, get_sandbox
+from grader.sandboxes import SandboxUnavailable
+from grading.sandboxes import sandbox_new
 
 
 class Command(BaseCommand):
@@ -35,10 +36,7 @@ class Command(BaseCommand):
         content_dir = options["content_dir"] or Path(settings.CONTENT_DIR)
         backend = options["backend"] or settings.SANDBOX_BACKEND
         try:
-            sandbox = get_sandbox(
-                backend, image=settings.SANDBOX_IMAGE, runtime=settings.SANDBOX_RUNTIME,
-                pool_size=max(0, options["pool"]), allow_unisolated=settings.SANDBOX_ALLOW_UNISOLATED,
-            )
+            sandbox = sandbox_new(backend, pool_size=max(0, options["pool"]))
         except SandboxUnavailable as error:
             raise CommandError(f"the {backend} sandbox is not available: {error}") from None
         gpu = {"auto": None, "yes": True, "no": False}[options["gpu"]]
