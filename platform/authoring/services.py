@@ -7,7 +7,6 @@ sync_content, CI and git see the same content, and makes it the exercise's curre
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
@@ -23,23 +22,14 @@ from accounts.models import User
 from catalog.models import Exercise, ExerciseUpload
 from catalog.services import exercise_folder_files, exercise_version_ensure, upload_folder
 from grader.content import UnsafeArchive, read_exercise_zip, write_exercise_folder
-from grader.spec import ExerciseSpec, SpecError, load_exercise
+from grader.spec import ExerciseSpec, SpecError, folder_digest, load_exercise
 from grading.services import upload_validation_queue
 
 
 def author_check(user: User) -> None:
     """Only instructors (and superusers) author exercises: PermissionDenied for anyone else."""
-    if not (getattr(user, "is_instructor", False) or getattr(user, "is_superuser", False)):
+    if not getattr(user, "can_author", False):  # an anonymous user has no such attribute
         raise PermissionDenied(_("Only instructors can author exercises."))
-
-
-def _digest(files: dict[str, str]) -> str:
-    digest = hashlib.sha256()
-    for relative in sorted(files):
-        data = files[relative].encode("utf-8")
-        digest.update(f"{relative}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
 
 
 def upload_create(*, user: User, data: bytes, filename: str = "") -> ExerciseUpload:
@@ -57,15 +47,17 @@ def upload_create(*, user: User, data: bytes, filename: str = "") -> ExerciseUpl
     files = {path: content.decode("utf-8") for path, content in raw.items()}
     slug = Path(filename).stem if filename else "exercise"
     with tempfile.TemporaryDirectory(prefix="upload-") as tmp:
+        folder = write_exercise_folder(files, Path(tmp) / slug)
+        digest = folder_digest(folder)  # as an exercise version's: equal digests, equal content
         try:
-            spec = load_exercise(write_exercise_folder(files, Path(tmp) / slug))
+            spec = load_exercise(folder)
         except SpecError as error:
             spec, problem = None, str(error)
     upload = ExerciseUpload.objects.create(
         uploaded_by=user,
         slug=(spec.id if spec else _slugish(slug)),
         uid=spec.id if spec else "",
-        digest=_digest(files),
+        digest=digest,
         files=files,
         status=ExerciseUpload.Status.QUEUED if spec else ExerciseUpload.Status.INVALID,
         error="" if spec else problem,

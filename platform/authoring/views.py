@@ -3,13 +3,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from authoring.forms import ExerciseUploadForm
 from authoring.selectors import upload_report, uploads_of
 from authoring.services import author_check, upload_create, upload_publish, upload_spec
+from catalog.languages import language_key
 from catalog.models import ExerciseUpload
 
 
@@ -51,8 +51,7 @@ def upload_preview(request, upload_id: int):
         messages.error(request, _("This upload cannot be previewed: %(error)s") % {"error": upload.error})
         return redirect("authoring:upload_detail", upload.id)
     spec = upload_spec(upload)
-    language = request.GET.get("lang") or translation.get_language() or "en"
-    key = "zh-hans" if language.lower().startswith("zh") else "en"
+    key = language_key(request.GET.get("lang"))
     return render(request, "authoring/upload_preview.html", {
         "upload": upload,
         "spec": spec,

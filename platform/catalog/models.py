@@ -1,7 +1,8 @@
 """The catalog mirrors exercises/ in the database. Each distinct content of an exercise is
 an immutable ExerciseVersion, so a submission is always graded against what its author saw."""
 from django.db import models
-from django.utils.translation import get_language
+
+from catalog.languages import chinese
 
 
 class Exercise(models.Model):
@@ -52,8 +53,7 @@ class ExerciseVersion(models.Model):
         return f"{self.exercise.slug} v{self.number}"
 
     def _localized(self, field: str) -> str:
-        chinese = (get_language() or "en").lower().startswith("zh")
-        return getattr(self, f"{field}_zh" if chinese else f"{field}_en")
+        return getattr(self, f"{field}_zh" if chinese() else f"{field}_en")
 
     @property
     def title(self) -> str:

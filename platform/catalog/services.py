@@ -8,10 +8,8 @@ from django.conf import settings
 from django.db import transaction
 
 from catalog.models import Exercise, ExerciseUpload, ExerciseVersion
-from grader.content import write_exercise_folder
-from grader.spec import ExerciseSpec, SpecError, load_exercise
-
-SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
+from grader.content import exercise_folders, write_exercise_folder
+from grader.spec import SKIPPED_NAMES, ExerciseSpec, SpecError, load_exercise
 
 
 @dataclasses.dataclass
@@ -70,11 +68,9 @@ def exercise_version_ensure(spec: ExerciseSpec, files: dict[str, str]) -> tuple[
 
 def content_sync(content_dir: Path | None = None) -> SyncReport:
     """Mirror exercises/coding/ into the catalog. Idempotent; a broken folder changes nothing."""
-    coding_dir = Path(content_dir or settings.CONTENT_DIR) / "coding"
     report = SyncReport()
     seen_uids = set()
-    folders = sorted(p for p in coding_dir.iterdir() if p.is_dir()) if coding_dir.is_dir() else []
-    for folder in folders:
+    for folder in exercise_folders(Path(content_dir or settings.CONTENT_DIR)):  # not publishing's .staging-*
         try:
             spec = load_exercise(folder)
             files = exercise_folder_files(folder)

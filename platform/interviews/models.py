@@ -9,7 +9,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.models import chinese, localized
+from catalog.languages import chinese, localized
 
 
 class InterviewTemplate(models.Model):

@@ -6,8 +6,8 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
+from catalog.languages import localized
 from interviews.models import InterviewAttempt, InterviewItem, InterviewTemplate
-from quizzes.models import localized
 from quizzes.selectors import item_feedback, question_view, topics_by_uid
 
 CODING = "coding"

@@ -1,9 +1,12 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from grader.quizzes import DIFFICULTIES
 from quizzes.services import MAX_QUIZ_QUESTIONS
 
-DIFFICULTY_CHOICES = [("", _("Any difficulty")), ("easy", _("Easy")), ("medium", _("Medium")), ("hard", _("Hard"))]
+# The difficulties are the grader's; a new one without a label here fails at import, loudly.
+DIFFICULTY_LABELS = {"easy": _("Easy"), "medium": _("Medium"), "hard": _("Hard")}
+DIFFICULTY_CHOICES = [("", _("Any difficulty"))] + [(level, DIFFICULTY_LABELS[level]) for level in DIFFICULTIES]
 TIMER_CHOICES = [("", _("No time limit")), ("5", _("5 minutes")), ("10", _("10 minutes")),
                  ("15", _("15 minutes")), ("30", _("30 minutes"))]
 

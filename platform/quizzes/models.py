@@ -6,17 +6,9 @@ the answer key), so later edits to a bank never change an attempt already taken.
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-
-def chinese() -> bool:
-    return (get_language() or "en").lower().startswith("zh")
-
-
-def localized(text: dict) -> str:
-    """A bilingual {"en", "zh-hans"} text in the active language."""
-    return text.get("zh-hans" if chinese() else "en") or text.get("en", "")
+from catalog.languages import chinese
 
 
 class Topic(models.Model):

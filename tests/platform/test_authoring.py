@@ -57,6 +57,12 @@ def test_instructors_find_the_page_in_the_navigation(instructor, content):
     assert "Upload and validate" in instructor.get(reverse("authoring:upload_list")).content.decode()
 
 
+def test_a_superuser_may_author_too_and_finds_the_page(client, django_user_model, content):
+    client.force_login(django_user_model.objects.create_superuser("root", password="a-long-password-1"))
+    assert reverse("authoring:upload_list") in client.get(reverse("submissions:exercise_list")).content.decode()
+    assert client.get(reverse("authoring:upload_list")).status_code == 200
+
+
 def _zip(entries, links=()):
     import stat
 
@@ -129,6 +135,7 @@ def test_upload_validate_preview_publish(instructor, content, tmp_path, requires
     assert exercise.current_version.statement_en == "# Add\n\nAdd two numbers.\n"
     stored.refresh_from_db()
     assert stored.status == "published" and stored.published_version == exercise.current_version
+    assert stored.digest == exercise.current_version.digest  # one digest of a folder, wherever it came from
 
     client.force_login(make_user("ada"))
     assert "Add two numbers." in client.get(reverse("submissions:exercise_detail", args=["tiny-adder"])).content.decode()
