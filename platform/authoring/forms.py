@@ -7,7 +7,10 @@ from grader.content import ARCHIVE_LIMITS
 class ExerciseUploadForm(forms.Form):
     archive = forms.FileField(
         label=_("Exercise folder as a .zip"),
-        help_text=_("Zip the exercise folder itself: exercise.toml, the two statements, starter.py, solution.py, checks.py and mutants/."),
+        help_text=_(
+            "Zip the exercise folder itself: exercise.toml, the two statements, starter.py, solution.py, checks.py "
+            "and mutants/."
+        ),
     )
 
     def clean_archive(self):

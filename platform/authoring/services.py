@@ -44,7 +44,7 @@ def upload_create(*, user: User, data: bytes, filename: str = "") -> ExerciseUpl
         raw = read_exercise_zip(data)
     except UnsafeArchive as error:
         raise ValidationError(_("The archive was refused: %(reason)s"), params={"reason": str(error)}) from None
-    files = {path: content.decode("utf-8") for path, content in raw.items()}
+    files: dict[str, bytes | str] = {path: content.decode("utf-8") for path, content in raw.items()}
     slug = Path(filename).stem if filename else "exercise"
     with tempfile.TemporaryDirectory(prefix="upload-") as tmp:
         folder = write_exercise_folder(files, Path(tmp) / slug)

@@ -2,10 +2,12 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.http import AuthenticatedHttpRequest
 from authoring.forms import ExerciseUploadForm
 from authoring.selectors import upload_report, uploads_of
 from authoring.services import author_check, upload_create, upload_publish, upload_spec
@@ -13,12 +15,12 @@ from catalog.languages import language_key
 from catalog.models import ExerciseUpload
 
 
-def _upload(request, upload_id: int) -> ExerciseUpload:
+def _upload(request: AuthenticatedHttpRequest, upload_id: int) -> ExerciseUpload:
     return get_object_or_404(uploads_of(request.user), id=upload_id)
 
 
 @login_required
-def upload_list(request):
+def upload_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     author_check(request.user)
     form = ExerciseUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
@@ -30,11 +32,12 @@ def upload_list(request):
         else:
             return redirect("authoring:upload_detail", upload.id)
     status = 400 if request.method == "POST" else 200
-    return render(request, "authoring/upload_list.html", {"form": form, "uploads": uploads_of(request.user)[:50]}, status=status)
+    context = {"form": form, "uploads": uploads_of(request.user)[:50]}
+    return render(request, "authoring/upload_list.html", context, status=status)
 
 
 @login_required
-def upload_detail(request, upload_id: int):
+def upload_detail(request: AuthenticatedHttpRequest, upload_id: int) -> HttpResponse:
     author_check(request.user)
     upload = _upload(request, upload_id)
     context = {"upload": upload, "report": upload_report(upload), "pending": upload.status in ("queued", "validating")}
@@ -43,7 +46,7 @@ def upload_detail(request, upload_id: int):
 
 
 @login_required
-def upload_preview(request, upload_id: int):
+def upload_preview(request: AuthenticatedHttpRequest, upload_id: int) -> HttpResponse:
     """The statement page as a student will see it, in the language asked for."""
     author_check(request.user)
     upload = _upload(request, upload_id)
@@ -64,7 +67,7 @@ def upload_preview(request, upload_id: int):
 
 @login_required
 @require_POST
-def upload_publish_view(request, upload_id: int):
+def upload_publish_view(request: AuthenticatedHttpRequest, upload_id: int) -> HttpResponse:
     author_check(request.user)
     upload = _upload(request, upload_id)
     try:
@@ -72,5 +75,6 @@ def upload_publish_view(request, upload_id: int):
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
         return redirect("authoring:upload_detail", upload.id)
-    messages.success(request, _("Published: students now see version %(number)s.") % {"number": exercise.current_version.number})
+    number = exercise.current_version.number if exercise.current_version else 0
+    messages.success(request, _("Published: students now see version %(number)s.") % {"number": number})
     return redirect("submissions:exercise_detail", exercise.slug)

@@ -69,7 +69,7 @@ def exercise_version_ensure(spec: ExerciseSpec, files: dict[str, str]) -> tuple[
 def content_sync(content_dir: Path | None = None) -> SyncReport:
     """Mirror exercises/coding/ into the catalog. Idempotent; a broken folder changes nothing."""
     report = SyncReport()
-    seen_uids = set()
+    seen_uids: set[str] = set()
     for folder in exercise_folders(Path(content_dir or settings.CONTENT_DIR)):  # not publishing's .staging-*
         try:
             spec = load_exercise(folder)

@@ -41,7 +41,9 @@ def submission_create(*, user: User, exercise: Exercise, code: str) -> Submissio
     Bad code (empty, too large, not UTF-8 text) raises ValidationError and stores nothing.
     """
     submission_code_check(code)
-    submission = Submission.objects.create(user=user, exercise_version=exercise.current_version, code=code)
+    version = exercise.current_version
+    assert version is not None, f"{exercise} has no version to submit to: offer only published exercises"
+    submission = Submission.objects.create(user=user, exercise_version=version, code=code)
     transaction.on_commit(lambda: grade_submission.delay(submission.id))
     return submission
 

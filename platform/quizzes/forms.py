@@ -1,7 +1,11 @@
+from collections.abc import Iterable
+from typing import Any
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from grader.quizzes import DIFFICULTIES
+from quizzes.models import Topic
 from quizzes.services import MAX_QUIZ_QUESTIONS
 
 # The difficulties are the grader's; a new one without a label here fails at import, loudly.
@@ -17,9 +21,11 @@ class CustomQuizForm(forms.Form):
     count = forms.IntegerField(label=_("Questions"), min_value=1, max_value=MAX_QUIZ_QUESTIONS, initial=10)
     minutes = forms.ChoiceField(label=_("Timer"), choices=TIMER_CHOICES, required=False)
 
-    def __init__(self, *args, topics=(), **kwargs):
+    def __init__(self, *args: Any, topics: Iterable[Topic] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["topic"].choices = [("", _("All topics"))] + [(t.uid, t.name) for t in topics]
+        topic = self.fields["topic"]
+        assert isinstance(topic, forms.ChoiceField)
+        topic.choices = [("", _("All topics"))] + [(t.uid, t.name) for t in topics]
 
     @property
     def time_limit_s(self) -> int | None:

@@ -8,9 +8,10 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from grader import quizzes as qz
+from accounts.models import User
 from catalog.languages import language_key, localized
-from quizzes.models import AttemptItem, Bank, Question, QuizAttempt, ReviewState, Topic
+from grader import quizzes as qz
+from quizzes.models import Bank, Question, QuizAttempt, ReviewState, Topic
 
 
 def banks_published() -> QuerySet[Bank]:
@@ -30,11 +31,11 @@ def topics_by_uid() -> dict[str, Topic]:
     return {t.uid: t for t in Topic.objects.all()}
 
 
-def attempts_of(user) -> QuerySet[QuizAttempt]:
+def attempts_of(user: User) -> QuerySet[QuizAttempt]:
     return QuizAttempt.objects.filter(user=user).select_related("bank")
 
 
-def review_due_count(user) -> int:
+def review_due_count(user: User) -> int:
     return ReviewState.objects.filter(user=user, due_at__lte=timezone.now(), question__retired=False).count()
 
 

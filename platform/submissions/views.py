@@ -1,10 +1,11 @@
 """The pages a student practises on: the exercise list, an exercise with its code form, a verdict."""
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from accounts.http import AuthenticatedHttpRequest
 from catalog.models import Exercise
 from catalog.selectors import exercises_published
 from grading.models import Submission
@@ -14,11 +15,13 @@ from submissions.forms import SubmissionForm
 
 
 @login_required
-def exercise_list(request: HttpRequest) -> HttpResponse:
+def exercise_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "submissions/exercise_list.html", {"exercises": exercises_published()})
 
 
-def _exercise_page(request: HttpRequest, exercise: Exercise, form: SubmissionForm, status: int = 200) -> HttpResponse:
+def _exercise_page(
+    request: AuthenticatedHttpRequest, exercise: Exercise, form: SubmissionForm, status: int = 200
+) -> HttpResponse:
     context = {
         "exercise": exercise,
         "version": exercise.current_version,
@@ -29,16 +32,17 @@ def _exercise_page(request: HttpRequest, exercise: Exercise, form: SubmissionFor
 
 
 @login_required
-def exercise_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def exercise_detail(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     exercise = get_object_or_404(exercises_published(), slug=slug)
     latest = submissions_of(request.user, exercise).first()
-    form = SubmissionForm(initial={"code": latest.code if latest else exercise.current_version.starter})
+    starter = exercise.current_version.starter if exercise.current_version else ""
+    form = SubmissionForm(initial={"code": latest.code if latest else starter})
     return _exercise_page(request, exercise, form)
 
 
 @login_required
 @require_POST
-def submission_create_view(request: HttpRequest, slug: str) -> HttpResponse:
+def submission_create_view(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     exercise = get_object_or_404(exercises_published(), slug=slug)
     form = SubmissionForm(request.POST)
     if form.is_valid():
@@ -51,18 +55,18 @@ def submission_create_view(request: HttpRequest, slug: str) -> HttpResponse:
     return _exercise_page(request, exercise, form, status=400)
 
 
-def _own_submission(request: HttpRequest, pk: int) -> Submission:
+def _own_submission(request: AuthenticatedHttpRequest, pk: int) -> Submission:
     return get_object_or_404(
         Submission.objects.select_related("exercise_version__exercise"), pk=pk, user=request.user
     )
 
 
 @login_required
-def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def submission_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     return render(request, "submissions/detail.html", {"submission": _own_submission(request, pk)})
 
 
 @login_required
-def submission_status(request: HttpRequest, pk: int) -> HttpResponse:
+def submission_status(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The live part of the page; htmx polls it until the submission is finished."""
     return render(request, "submissions/_status.html", {"submission": _own_submission(request, pk)})

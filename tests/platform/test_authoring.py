@@ -7,8 +7,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from grading.worker import upload_validate
 from catalog.models import Exercise, ExerciseUpload
+from grading.worker import upload_validate
 from tests.grader.factories import TOML, grading_sandbox, make_exercise
 
 pytestmark = pytest.mark.django_db
@@ -27,8 +27,12 @@ def instructor(client, make_user):
     return client
 
 
-def folder_zip(tmp_path: Path, *, toml: str = TOML + '\n[mutants]\nsubtracts = "WRONG_ANSWER"\n', statement="# Add\n\nAdd two numbers.\n") -> bytes:
-    folder = make_exercise(tmp_path / "tiny-adder", toml=toml, files={"mutants/subtracts.py": WRONG, "statement.md": statement})
+MUTANT = '\n[mutants]\nsubtracts = "WRONG_ANSWER"\n'
+
+
+def folder_zip(tmp_path: Path, *, toml: str = TOML + MUTANT, statement: str = "# Add\n\nAdd two numbers.\n") -> bytes:
+    files = {"mutants/subtracts.py": WRONG, "statement.md": statement}
+    folder = make_exercise(tmp_path / "tiny-adder", toml=toml, files=files)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(folder.rglob("*")):
@@ -107,7 +111,8 @@ def test_an_invalid_folder_is_kept_with_the_message_validate_content_gives(instr
     assert reverse("authoring:upload_publish", args=[stored.id]) not in page
 
 
-def test_upload_validate_preview_publish(instructor, content, tmp_path, requires, django_capture_on_commit_callbacks, client, make_user):
+def test_upload_validate_preview_publish(
+        instructor, content, tmp_path, requires, django_capture_on_commit_callbacks, client, make_user):
     sandbox = grading_sandbox("docker-runc", requires)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = upload(instructor, folder_zip(tmp_path))
@@ -138,7 +143,8 @@ def test_upload_validate_preview_publish(instructor, content, tmp_path, requires
     assert stored.digest == exercise.current_version.digest  # one digest of a folder, wherever it came from
 
     client.force_login(make_user("ada"))
-    assert "Add two numbers." in client.get(reverse("submissions:exercise_detail", args=["tiny-adder"])).content.decode()
+    page = client.get(reverse("submissions:exercise_detail", args=["tiny-adder"])).content.decode()
+    assert "Add two numbers." in page
 
 
 def test_only_a_valid_upload_can_be_published(instructor, content, tmp_path):
@@ -150,7 +156,7 @@ def test_only_a_valid_upload_can_be_published(instructor, content, tmp_path):
 
 
 def test_publishing_over_a_different_exercise_is_refused(instructor, content, tmp_path):
-    data = folder_zip(tmp_path, toml=TOML.replace('id = "tiny-adder"', 'id = "static-graph-executor"') + '\n[mutants]\nsubtracts = "WRONG_ANSWER"\n')
+    data = folder_zip(tmp_path, toml=TOML.replace('id = "tiny-adder"', 'id = "static-graph-executor"') + MUTANT)
     upload(instructor, data)
     stored = ExerciseUpload.objects.get()
     ExerciseUpload.objects.filter(id=stored.id).update(status="valid", slug="static-graph-executor", uid="other-id")

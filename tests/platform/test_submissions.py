@@ -22,7 +22,8 @@ def post_code(client, exercise, code):
     return client.post(reverse("submissions:create", args=[exercise.slug]), {"code": code})
 
 
-def test_a_submission_is_saved_queued_and_enqueued_on_commit(student_client, exercise, django_capture_on_commit_callbacks):
+def test_a_submission_is_saved_queued_and_enqueued_on_commit(
+        student_client, exercise, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = post_code(student_client, exercise, "class StaticGraph: pass\n")
     submission = Submission.objects.get()
@@ -144,9 +145,11 @@ def test_a_platform_fault_is_retried_and_never_charged_to_the_student(exercise, 
     settings.SANDBOX_BACKEND = "local"
     version = exercise.current_version
     version.pk, version.number, version.digest = None, version.number + 1, "0" * 64
-    version.files = {**version.files, "checks.py": "raise RuntimeError('a broken judge')\n" + version.files["checks.py"]}
+    broken = "raise RuntimeError('a broken judge')\n" + version.files["checks.py"]
+    version.files = {**version.files, "checks.py": broken}
     version.save()
-    submission = Submission.objects.create(user=make_user(), exercise_version=version, code=version.files["solution.py"])
+    solution = version.files["solution.py"]
+    submission = Submission.objects.create(user=make_user(), exercise_version=version, code=solution)
 
     with pytest.raises(GradingRetry):
         submission_grade(submission_id=submission.id, final_attempt=False)
@@ -155,5 +158,6 @@ def test_a_platform_fault_is_retried_and_never_charged_to_the_student(exercise, 
 
     submission_grade(submission_id=submission.id, final_attempt=True)
     submission.refresh_from_db()
-    assert (submission.status, submission.verdict, submission.score) == (Submission.Status.FAILED, "INTERNAL_ERROR", None)
+    stored = (submission.status, submission.verdict, submission.score)
+    assert stored == (Submission.Status.FAILED, "INTERNAL_ERROR", None)
     assert submission.attempts == 2

@@ -165,8 +165,9 @@ def test_the_coding_step_goes_through_the_submission_pipeline(candidate_client, 
     assert 'id="total">2.5<' in card  # half of the coding task's 5 points, no question right
 
 
-@pytest.mark.parametrize(("code", "message"), [("  \n", "Your submission is empty"), ("x = 1\n" * 20_000, "the limit is")],
-                         ids=["blank", "too-large"])
+@pytest.mark.parametrize(
+    ("code", "message"), [("  \n", "Your submission is empty"), ("x = 1\n" * 20_000, "the limit is")],
+    ids=["blank", "too-large"])
 def test_bad_code_in_the_coding_step_gets_the_exercise_pages_message_and_stays_on_screen(
         candidate_client, synced, code, message):
     attempt = start(candidate_client)
@@ -194,7 +195,7 @@ def test_the_scorecard_compares_with_the_previous_attempt_and_points_to_study(ca
     first_card = candidate_client.get(reverse("interviews:attempt", args=[first.pk])).content.decode()
     assert "Practise this topic" in first_card and "In-place ops on saved tensors" in first_card
     history = candidate_client.get(reverse("interviews:home")).content.decode()
-    assert history.count(f'href="/interviews/attempts/') == 2 and "100%" in history
+    assert history.count('href="/interviews/attempts/') == 2 and "100%" in history
 
 
 def test_someone_elses_interview_is_out_of_reach(client, candidate, make_user, synced):

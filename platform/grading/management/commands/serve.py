@@ -6,17 +6,18 @@ import sys
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 
 class Command(BaseCommand):
     help = "Serve the site on ADDRPORT with a Celery worker grading submissions."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
 
-    def handle(self, *args, addrport: str, **options):
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(settings.PLATFORM_DIR), os.environ.get("PYTHONPATH")]))}
+    def handle(self, *args: object, addrport: str, **options: object) -> None:
+        path = os.pathsep.join(filter(None, [str(settings.PLATFORM_DIR), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "PYTHONPATH": path}
         base = str(settings.BASE_DIR)
         worker = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "cpu",
                   "--concurrency", "1", "--loglevel", "INFO", "--hostname", "graphdojo@%h"]
@@ -28,7 +29,7 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"GraphDojo: http://{addrport}/  (Ctrl-C stops the site and the worker)"))
         stopping = False
 
-        def stop(*_):
+        def stop(*_: object) -> None:
             nonlocal stopping
             stopping = True
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grader.content import ExerciseReport, validate_content
+from grader.content import ContentReport, ExerciseReport, validate_content
 from grader.sandboxes import SandboxUnavailable
 from grading.sandboxes import sandbox_new
 
@@ -21,7 +22,7 @@ class Command(BaseCommand):
     help = "Validate exercises in the sandbox: solution ACCEPTED, starter not, mutants as declared; and the quiz banks."
     requires_system_checks: list[str] = []
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slugs", nargs="*", metavar="SLUG", help="exercise folders to validate (default: all)")
         parser.add_argument("--json", action="store_true", help="print one JSON document instead of a report")
         parser.add_argument("--content-dir", type=Path, default=None, help="default: settings.CONTENT_DIR")
@@ -32,7 +33,7 @@ class Command(BaseCommand):
                             help="validate gpu = true exercises (auto: when this host has an NVIDIA GPU)")
         parser.add_argument("--no-quizzes", action="store_true", help="skip the quiz banks")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: object, **options: Any) -> None:
         content_dir = options["content_dir"] or Path(settings.CONTENT_DIR)
         backend = options["backend"] or settings.SANDBOX_BACKEND
         try:
@@ -70,13 +71,14 @@ class Command(BaseCommand):
             self.stdout.write(self.style.ERROR(f"      {exercise.error}"))
         for run in exercise.runs:
             again = f", {run.attempts} attempts" if run.attempts > 1 else ""
-            line = f"      {'ok  ' if run.ok else 'FAIL'}  {run.program}: {run.got} (expected {run.expected}{again}, {run.seconds:.1f} s)"
+            state = "ok  " if run.ok else "FAIL"
+            line = f"      {state}  {run.program}: {run.got} (expected {run.expected}{again}, {run.seconds:.1f} s)"
             self.stdout.write(line if run.ok else self.style.ERROR(line))
             if not run.ok and run.detail:
                 for detail in run.detail.splitlines()[:12]:
                     self.stdout.write(f"            {detail}")
 
-    def _print_summary(self, report) -> None:
+    def _print_summary(self, report: ContentReport) -> None:
         if report.quizzes is not None:
             problems = [message for messages in report.quizzes.values() for message in messages]
             if problems:
@@ -91,4 +93,7 @@ class Command(BaseCommand):
         skipped = [e.slug for e in report.exercises if e.skipped]
         proven = len(report.exercises) - len(failed) - len(skipped)
         summary = f"{proven} exercise(s) proven, {len(failed)} failed, {len(skipped)} skipped in {report.seconds:.0f} s"
-        self.stdout.write(self.style.SUCCESS(summary) if report.ok else self.style.ERROR(summary + ": " + ", ".join(failed)))
+        if report.ok:
+            self.stdout.write(self.style.SUCCESS(summary))
+        else:
+            self.stdout.write(self.style.ERROR(summary + ": " + ", ".join(failed)))
