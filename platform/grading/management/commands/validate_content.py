@@ -87,8 +87,6 @@ class Command(BaseCommand):
                     self.stdout.write(f"      {message}")
             else:
                 self.stdout.write(self.style.SUCCESS("ok  ") + f"  quiz banks ({len(report.quizzes)} files)")
-        elif report.quiz_note:
-            self.stdout.write(self.style.WARNING(f"note: {report.quiz_note}"))
         failed = [e.slug for e in report.exercises if not e.ok]
         skipped = [e.slug for e in report.exercises if e.skipped]
         proven = len(report.exercises) - len(failed) - len(skipped)
