@@ -2,7 +2,7 @@ from django.db.models import QuerySet
 
 from accounts.models import User
 from catalog.models import ExerciseUpload
-from grader.content import ExerciseReport
+from grader.host import ExerciseReport
 
 
 def uploads_of(user: User) -> QuerySet[ExerciseUpload]:

@@ -21,8 +21,8 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from catalog.models import Exercise, ExerciseUpload
 from catalog.services import exercise_folder_files, exercise_version_ensure, upload_folder
-from grader.content import UnsafeArchive, read_exercise_zip, write_exercise_folder
-from grader.spec import ExerciseSpec, SpecError, folder_digest, load_exercise
+from grader.host import ExerciseSpec, SpecError, UnsafeArchive, load_exercise, read_exercise_zip, write_exercise_folder
+from grader.spec import folder_digest
 from grading.services import upload_validation_queue
 
 

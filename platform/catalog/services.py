@@ -8,8 +8,9 @@ from django.conf import settings
 from django.db import transaction
 
 from catalog.models import Exercise, ExerciseUpload, ExerciseVersion
-from grader.content import exercise_folders, write_exercise_folder
-from grader.spec import SKIPPED_NAMES, ExerciseSpec, SpecError, load_exercise
+from grader.content import exercise_folders
+from grader.host import ExerciseSpec, SpecError, load_exercise, write_exercise_folder
+from grader.spec import SKIPPED_NAMES
 
 
 @dataclasses.dataclass

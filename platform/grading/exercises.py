@@ -9,7 +9,7 @@ from pathlib import Path
 from django.conf import settings
 
 from catalog.models import ExerciseVersion
-from grader.spec import ExerciseSpec, load_exercise
+from grader.host import ExerciseSpec, load_exercise
 
 
 def exercise_version_folder(version: ExerciseVersion) -> Path:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.verdict import Kind, Verdict
+from grader.host import Verdict
+from grader.verdict import Kind
 
 INTERNAL_ERROR = Kind.INTERNAL_ERROR.value
 VERDICT_CHOICES = [(kind.value, kind.value) for kind in Kind]

@@ -5,7 +5,7 @@ import functools
 
 from django.conf import settings
 
-from grader.sandboxes import Sandbox, get_sandbox
+from grader.host import Sandbox, get_sandbox
 
 
 def grading_sandbox() -> Sandbox:

@@ -1,7 +1,7 @@
 """Celery tasks: thin wrappers around grading.worker; arguments are ids."""
 from celery import shared_task
 
-from grader.sandboxes import SandboxUnavailable
+from grader.host import SandboxUnavailable
 from grading.worker import GradingRetry, submission_grade, upload_validate
 
 

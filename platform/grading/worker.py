@@ -19,9 +19,7 @@ from django.utils import timezone
 
 from catalog.models import ExerciseUpload
 from catalog.services import upload_folder
-from grader.content import validate_exercise
-from grader.pipeline import grade
-from grader.sandboxes import Sandbox, SandboxUnavailable
+from grader.host import Sandbox, SandboxUnavailable, grade, validate_exercise
 from grading.exercises import exercise_version_spec
 from grading.models import Submission
 from grading.results import result_internal_error, result_is_internal_error, result_of

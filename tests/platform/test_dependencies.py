@@ -101,4 +101,4 @@ def test_no_import_hides_in_a_function():
 def test_the_platform_reaches_the_sandbox_only_through_grader():
     direct = [str(file.relative_to(PLATFORM)) for _app, file, tree in platform_modules()
               if any(name == "sandbox" or name.startswith("sandbox.") for name in imported_modules(tree))]
-    assert not direct, f"import sandbox through grader (grader.sandboxes): {direct}"
+    assert not direct, f"import sandbox through grader (grader.host): {direct}"

@@ -3,7 +3,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from grader.sandboxes import SandboxUnavailable
+from grader.host import SandboxUnavailable
 from grading.models import Submission
 from grading.services import submission_create
 from grading.signals import submission_graded

@@ -13,8 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grader.content import ContentReport, ExerciseReport, validate_content
-from grader.sandboxes import SandboxUnavailable
+from grader.host import ContentReport, ExerciseReport, SandboxUnavailable, validate_content
 from grading.sandboxes import sandbox_new
 
 
