@@ -7,6 +7,7 @@
 Exit status: 0 accepted, 1 graded but not accepted, 2 the submission could not be made or read.
 Standard library only, so it runs wherever Python does.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -95,16 +96,25 @@ def print_verdict(submission: dict[str, Any], language: str) -> None:
 def exercises(client: Client) -> int:
     marks = {"solved": "✔", "attempted": "◐", "new": " "}
     for exercise in client.request("GET", "/api/v1/exercises/"):
-        print(f"{marks.get(exercise['state'], ' ')} {exercise['slug']:<28} {exercise['difficulty']:<7} {exercise['title']}")
+        print(
+            f"{marks.get(exercise['state'], ' ')} {exercise['slug']:<28} {exercise['difficulty']:<7} {exercise['title']}"
+        )
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="graphdojo", description="GraphDojo from the command line.")
-    parser.add_argument("--url", default=os.environ.get("GRAPHDOJO_URL", "http://127.0.0.1:8000"), help="the site (GRAPHDOJO_URL)")
-    parser.add_argument("--token", default=os.environ.get("GRAPHDOJO_TOKEN", ""), help="your API token (GRAPHDOJO_TOKEN)")
-    parser.add_argument("--lang", default="zh-hans" if os.environ.get("LANG", "").startswith("zh") else "en",
-                        help="language of the verdict: en or zh-hans")
+    parser.add_argument(
+        "--url", default=os.environ.get("GRAPHDOJO_URL", "http://127.0.0.1:8000"), help="the site (GRAPHDOJO_URL)"
+    )
+    parser.add_argument(
+        "--token", default=os.environ.get("GRAPHDOJO_TOKEN", ""), help="your API token (GRAPHDOJO_TOKEN)"
+    )
+    parser.add_argument(
+        "--lang",
+        default="zh-hans" if os.environ.get("LANG", "").startswith("zh") else "en",
+        help="language of the verdict: en or zh-hans",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     submit_parser = commands.add_parser("submit", help="submit FILE to exercise SLUG and wait for the verdict")
     submit_parser.add_argument("slug")

@@ -1,5 +1,6 @@
 """What the API says about exercises, submissions and quizzes. Read-mostly: every write goes
 through the same services as the pages."""
+
 from __future__ import annotations
 
 import html
@@ -11,7 +12,7 @@ from django.utils.html import strip_tags
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from workbench.verdicts import verdict_view
+from workbench.verdicts import VerdictView, verdict_view
 
 
 def _text(html_text: Any) -> str:
@@ -37,7 +38,9 @@ class ExerciseDetailSerializer(ExerciseSerializer):
 
 
 class SubmitSerializer(serializers.Serializer):
-    code = serializers.CharField(trim_whitespace=False, help_text=f"Python source, at most {settings.SUBMISSION_MAX_BYTES} bytes")
+    code = serializers.CharField(
+        trim_whitespace=False, help_text=f"Python source, at most {settings.SUBMISSION_MAX_BYTES} bytes"
+    )
 
 
 class CheckSerializer(serializers.Serializer):
@@ -63,7 +66,7 @@ class SubmissionSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     url = serializers.SerializerMethodField()
 
-    def _view(self, submission: Any):
+    def _view(self, submission: Any) -> VerdictView | None:
         if not submission.result:
             return None
         cache = self.context.setdefault("views", {})
@@ -93,8 +96,15 @@ class SubmissionSerializer(serializers.Serializer):
         if not view:
             return []
         return [
-            {"name": c.name, "title": c.title, "passed": c.passed, "visible": c.visible, "points": c.points,
-             "max_points": c.max_points, "message": _text(c.message)}
+            {
+                "name": c.name,
+                "title": c.title,
+                "passed": c.passed,
+                "visible": c.visible,
+                "points": c.points,
+                "max_points": c.max_points,
+                "message": _text(c.message),
+            }
             for c in view.checks
         ]
 

@@ -1,5 +1,6 @@
 """The REST API: the same reads and writes as the pages, through the same selectors and
 services, with the same permissions (a user sees their own submissions only)."""
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -21,10 +22,10 @@ from api.serializers import (
     SubmitSerializer,
 )
 from catalog.selectors import exercises_published
+from grading.models import Submission
+from grading.services import submission_create
 from quizzes.selectors import banks_published
 from submissions.forms import SubmissionForm
-from submissions.models import Submission
-from submissions.services import submission_create
 from workbench.selectors import exercise_entries
 
 
@@ -32,8 +33,10 @@ class ProblemSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
 
-NOT_LOGGED_IN = {401: OpenApiResponse(ProblemSerializer, description="No token, or a wrong one"),
-                 403: OpenApiResponse(ProblemSerializer, description="Not allowed")}
+NOT_LOGGED_IN = {
+    401: OpenApiResponse(ProblemSerializer, description="No token, or a wrong one"),
+    403: OpenApiResponse(ProblemSerializer, description="Not allowed"),
+}
 NOT_FOUND = {404: OpenApiResponse(ProblemSerializer, description="No such thing, or not yours"), **NOT_LOGGED_IN}
 REFUSED = {400: OpenApiResponse(description="The code was refused: each field names its problems")}
 
@@ -52,21 +55,27 @@ class ExerciseListView(GenericAPIView):
     serializer_class = ExerciseSerializer
 
     @extend_schema(
-        operation_id="exercises_list", summary="Published exercises, easiest first, each marked for you",
+        operation_id="exercises_list",
+        summary="Published exercises, easiest first, each marked for you",
         responses={200: ExerciseSerializer(many=True), **NOT_LOGGED_IN},
         parameters=[OpenApiParameter("difficulty", str, enum=["easy", "medium", "hard"]), OpenApiParameter("tag", str)],
     )
     def get(self, request: Request) -> Response:
-        entries = exercise_entries(request.user, difficulty=request.query_params.get("difficulty", ""),
-                                   tag=request.query_params.get("tag", ""))
+        entries = exercise_entries(
+            request.user, difficulty=request.query_params.get("difficulty", ""), tag=request.query_params.get("tag", "")
+        )
         return Response(ExerciseSerializer(entries, many=True).data)
 
 
 class ExerciseDetailView(GenericAPIView):
     serializer_class = ExerciseDetailSerializer
 
-    @extend_schema(operation_id="exercises_retrieve", summary="One exercise: statement and starter code", parameters=[SLUG],
-                   responses={200: ExerciseDetailSerializer, **NOT_FOUND})
+    @extend_schema(
+        operation_id="exercises_retrieve",
+        summary="One exercise: statement and starter code",
+        parameters=[SLUG],
+        responses={200: ExerciseDetailSerializer, **NOT_FOUND},
+    )
     def get(self, request: Request, slug: str) -> Response:
         entry = next((e for e in exercise_entries(request.user) if e.exercise.slug == slug), None)
         if entry is None:
@@ -77,8 +86,13 @@ class ExerciseDetailView(GenericAPIView):
 class SubmitView(GenericAPIView):
     serializer_class = SubmitSerializer
 
-    @extend_schema(operation_id="exercises_submit", summary="Submit code for grading", request=SubmitSerializer, parameters=[SLUG],
-                   responses={201: SubmissionSerializer, **REFUSED, **NOT_FOUND})
+    @extend_schema(
+        operation_id="exercises_submit",
+        summary="Submit code for grading",
+        request=SubmitSerializer,
+        parameters=[SLUG],
+        responses={201: SubmissionSerializer, **REFUSED, **NOT_FOUND},
+    )
     def post(self, request: Request, slug: str) -> Response:
         exercise = get_object_or_404(exercises_published(), slug=slug)
         form = SubmissionForm(data={"code": request.data.get("code", "")})  # the page's own checks
@@ -95,8 +109,11 @@ class SubmitView(GenericAPIView):
 class SubmissionDetailView(GenericAPIView):
     serializer_class = SubmissionSerializer
 
-    @extend_schema(operation_id="submissions_retrieve", summary="A submission's status and, once graded, its verdict",
-                   responses={200: SubmissionSerializer, **NOT_FOUND})
+    @extend_schema(
+        operation_id="submissions_retrieve",
+        summary="A submission's status and, once graded, its verdict",
+        responses={200: SubmissionSerializer, **NOT_FOUND},
+    )
     def get(self, request: Request, pk: int) -> Response:
         submission = get_object_or_404(
             Submission.objects.select_related("exercise_version__exercise"), pk=pk, user=request.user
@@ -107,7 +124,11 @@ class SubmissionDetailView(GenericAPIView):
 class QuizBankListView(GenericAPIView):
     serializer_class = QuizBankSerializer
 
-    @extend_schema(operation_id="quizzes_list", summary="The quiz banks you can take", responses={200: QuizBankSerializer(many=True), **NOT_LOGGED_IN})
+    @extend_schema(
+        operation_id="quizzes_list",
+        summary="The quiz banks you can take",
+        responses={200: QuizBankSerializer(many=True), **NOT_LOGGED_IN},
+    )
     def get(self, request: Request) -> Response:
         return Response(QuizBankSerializer(banks_published(), many=True).data)
 

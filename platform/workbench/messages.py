@@ -10,9 +10,11 @@ too. Text no pattern knows (an exercise's own ``fail("...")`` words) stays as wr
 so does a row without an id. tests/platform/workbench/test_messages.py fails when an id
 the judge can emit has no entry here, or an entry has no Chinese.
 """
+
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 from typing import Any
 
@@ -54,7 +56,9 @@ CATALOGUE: dict[str, str] = {
     "perf.pass": gettext_noop("fast enough"),
     "perf.too_slow": gettext_noop("too slow"),
     "perf.within_noise": gettext_noop("within noise: not counted against you"),
-    "perf.too_few_pairs": gettext_noop("too slow: only %(n)s timed calls fitted in the %(budget)s budget, and a decision needs %(needed)s"),
+    "perf.too_few_pairs": gettext_noop(
+        "too slow: only %(n)s timed calls fitted in the %(budget)s budget, and a decision needs %(needed)s"
+    ),
 }
 
 # What the checks API (grader/harness/api.py) says about a wrong answer, as English
@@ -139,13 +143,14 @@ def _english_patterns() -> list[tuple[re.Pattern[str], str]]:
     return patterns
 
 
+@functools.cache
 def harness_messages() -> dict[str, str]:
-    """The judge's message ids and English templates (none before the judge emitted ids)."""
+    """The judge's message ids and English templates (grader/harness/messages.py)."""
     try:
-        from grader.harness import messages
-    except ImportError:
+        module = importlib.import_module("grader.harness.messages")
+    except ImportError:  # a grader from before message ids wrote English only
         return {}
-    return messages.MESSAGES
+    return dict(module.MESSAGES)
 
 
 def _regex(english: str) -> re.Pattern[str]:

@@ -1,6 +1,7 @@
 """A stored verdict document, as a student reads it: a headline that says what happened,
 checks under their titles in the reader's language, one block for an error that stopped
 everything, and performance as numbers a chart can draw."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -10,7 +11,7 @@ from typing import Any
 
 from django.utils.translation import get_language, gettext, ngettext
 
-from grader.spec import SpecError, check_titles
+from grader.host import SpecError, check_titles
 from workbench.messages import VERDICT_NAMES, duration, render
 
 # Lines of the student's own file in a traceback or message: 'File "submission.py", line 7',
@@ -59,8 +60,11 @@ class PerfCase:
     @property
     def chart(self) -> dict[str, float]:
         return {
-            "ratio": self.x(self.ratio), "low": self.x(self.low), "high": self.x(self.high),
-            "limit": self.x(self.at_most), "one": self.x(1.0),
+            "ratio": self.x(self.ratio),
+            "low": self.x(self.low),
+            "high": self.x(self.high),
+            "limit": self.x(self.at_most),
+            "one": self.x(1.0),
             "width": round(self.x(self.high) - self.x(self.low), 2),
         }
 
@@ -144,9 +148,10 @@ def verdict_view(result: dict[str, Any], checks_source: str = "") -> VerdictView
         )
         for c in raw_checks
     ]
-    for row, raw in zip(rows, raw_checks):
+    for row, raw in zip(rows, raw_checks, strict=True):
         if not row.passed and row.visible:
-            params = raw.get("message_params") if isinstance(raw.get("message_params"), dict) else {}
+            given = raw.get("message_params")
+            params: dict[str, Any] = given if isinstance(given, dict) else {}
             row.traceback = str(params.get("traceback", "")) if raw.get("message_id") == "error.raised" else ""
             if raw.get("message_id") in ("check.failed", None):
                 row.expected, row.got = _expected_got(str(params.get("detail", raw.get("message", ""))))
@@ -186,14 +191,18 @@ def _stopped(kind: str, rows: list[CheckRow], notes: list[str]) -> tuple[str | N
     return error, int(match[1]) if match else None
 
 
-def _headline(kind: str, rows: list[CheckRow], points: float, max_points: float, stopped: str | None, line: int | None) -> str:
+def _headline(
+    kind: str, rows: list[CheckRow], points: float, max_points: float, stopped: str | None, line: int | None
+) -> str:
     if stopped:
         if kind == "SYNTAX_ERROR":
             if line:
                 return gettext("Your code has a syntax error on line %(line)s, so no check could run.") % {"line": line}
             return gettext("Your code has a syntax error, so no check could run.")
         if line:
-            return gettext("Your code raised an error while loading (line %(line)s), so no check could run.") % {"line": line}
+            return gettext("Your code raised an error while loading (line %(line)s), so no check could run.") % {
+                "line": line
+            }
         return gettext("Your code raised an error while loading, so no check could run.")
     if not rows:
         return str(VERDICT_NAMES.get(kind, kind))
@@ -204,9 +213,14 @@ def _headline(kind: str, rows: list[CheckRow], points: float, max_points: float,
     failed_hidden = sum(1 for r in rows if not r.passed and not r.visible)
     parts = []
     if failed_visible:
-        parts.append(ngettext("%(n)s visible check failed", "%(n)s visible checks failed", failed_visible) % {"n": failed_visible})
+        parts.append(
+            ngettext("%(n)s visible check failed", "%(n)s visible checks failed", failed_visible)
+            % {"n": failed_visible}
+        )
     if failed_hidden:
-        parts.append(ngettext("%(n)s hidden check failed", "%(n)s hidden checks failed", failed_hidden) % {"n": failed_hidden})
+        parts.append(
+            ngettext("%(n)s hidden check failed", "%(n)s hidden checks failed", failed_hidden) % {"n": failed_hidden}
+        )
     return score + gettext(": ") + gettext(", ").join(parts) + gettext(".")
 
 

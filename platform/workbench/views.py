@@ -4,6 +4,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from accounts.http import AuthenticatedHttpRequest
 from catalog.selectors import exercises_published
 from workbench.models import PracticeRun
 from workbench.services import PracticeRateLimited, draft_save, practice_run_start
@@ -11,7 +12,7 @@ from workbench.services import PracticeRateLimited, draft_save, practice_run_sta
 
 @login_required
 @require_POST
-def draft_save_view(request: HttpRequest, slug: str) -> HttpResponse:
+def draft_save_view(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """The editor saves here a moment after each change (no page reload)."""
     exercise = get_object_or_404(exercises_published(), slug=slug)
     try:
@@ -23,8 +24,8 @@ def draft_save_view(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def practice_start_view(request: HttpRequest, slug: str) -> HttpResponse:
-    """"Run the visible checks": htmx gets the live result box, a plain form its own page."""
+def practice_start_view(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """ "Run the visible checks": htmx gets the live result box, a plain form its own page."""
     exercise = get_object_or_404(exercises_published(), slug=slug)
     try:
         run = practice_run_start(user=request.user, exercise=exercise, code=request.POST.get("code", ""))
@@ -39,7 +40,7 @@ def practice_start_view(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def practice_status_view(request: HttpRequest, pk: int) -> HttpResponse:
+def practice_status_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(PracticeRun.objects.select_related("exercise_version__exercise"), pk=pk, user=request.user)
     return render(request, _practice_template(request), {"run": run, "exercise": run.exercise_version.exercise})
 

@@ -17,7 +17,7 @@ from catalog.models import Exercise
 from catalog.services import content_sync
 from interviews.services import interview_templates_sync
 from quizzes.services import quiz_content_sync
-from submissions.models import Submission
+from grading.models import Submission
 from tests.e2e.journeys import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -1,4 +1,5 @@
 """The command-line client's own failures: each says what went wrong and exits 2."""
+
 import socket
 import subprocess
 import sys

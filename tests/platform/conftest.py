@@ -26,7 +26,7 @@ def graded(exercise, make_user):
     real verdict document recorded from the judge (VERDICTS)."""
     from django.utils import timezone
 
-    from submissions.models import Submission
+    from grading.models import Submission
 
     def make(name: str, user=None, code: str = "print('hi')\n"):
         result = json.loads((VERDICTS / f"{name}.json").read_text())

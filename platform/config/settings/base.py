@@ -25,7 +25,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "accounts",
     "catalog",
+    "grading",
     "submissions",
+    "authoring",
     "quizzes",
     "interviews",
     "workbench",
@@ -78,7 +80,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "catalog:exercise_list"
+LOGIN_REDIRECT_URL = "submissions:exercise_list"
 LOGOUT_REDIRECT_URL = "login"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -124,7 +126,7 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-CELERY_TASK_ROUTES = {"submissions.tasks.grade_submission": {"queue": "cpu"}}
+CELERY_TASK_ROUTES = {"grading.tasks.grade_submission": {"queue": "cpu"}}
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
 
 # Grading
@@ -153,7 +155,7 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "GraphDojo API",
-    "DESCRIPTION": "Exercises, submissions and their verdicts, quizzes. Authenticate with `Authorization: Token <key>`.",
+    "DESCRIPTION": "Exercises, submissions and their verdicts, quizzes. Send `Authorization: Token <key>`.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",  # served from our static files, never a CDN

@@ -1,4 +1,5 @@
 """Template helpers for verdicts, difficulties and durations in the reader's language."""
+
 from typing import Any
 
 from django import template

@@ -1,6 +1,7 @@
 """The REST API: token auth, the same permissions as the pages, and the OpenAPI schema held
 to its word by schemathesis (every documented operation, generated inputs, responses
 checked against the schema)."""
+
 import hypothesis
 import pytest
 import schemathesis
@@ -9,7 +10,7 @@ from django.db import close_old_connections
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
-from submissions.models import Submission
+from grading.models import Submission
 
 pytestmark = pytest.mark.django_db
 
@@ -24,17 +25,27 @@ def auth(token) -> dict[str, str]:
 
 
 def test_every_endpoint_needs_a_user(client, exercise):
-    for url in (reverse("api:exercise_list"), reverse("api:quiz_list"), reverse("api:exercise_detail", args=[exercise.slug])):
+    for url in (
+        reverse("api:exercise_list"),
+        reverse("api:quiz_list"),
+        reverse("api:exercise_detail", args=[exercise.slug]),
+    ):
         assert client.get(url).status_code == 401
     assert client.get(reverse("api:schema")).status_code == 200  # the schema itself is public
 
 
-def test_a_student_submits_and_reads_the_verdict_with_a_token(client, exercise, token, django_capture_on_commit_callbacks):
+def test_a_student_submits_and_reads_the_verdict_with_a_token(
+    client, exercise, token, django_capture_on_commit_callbacks
+):
     listing = client.get(reverse("api:exercise_list"), **auth(token)).json()
     assert listing[0]["difficulty"] == "easy" and {e["slug"] for e in listing} >= {exercise.slug}
     with django_capture_on_commit_callbacks(execute=False):
-        created = client.post(reverse("api:submit", args=[exercise.slug]), {"code": "x = 1\n"},
-                              content_type="application/json", **auth(token))
+        created = client.post(
+            reverse("api:submit", args=[exercise.slug]),
+            {"code": "x = 1\n"},
+            content_type="application/json",
+            **auth(token),
+        )
     assert created.status_code == 201, created.content
     body = created.json()
     assert (body["status"], body["finished"], body["checks"]) == ("queued", False, [])
@@ -57,8 +68,9 @@ def test_a_graded_submission_reads_as_on_the_page(client, exercise, token, grade
 
 def test_bad_code_is_refused_with_the_pages_message(client, exercise, token, settings):
     settings.SUBMISSION_MAX_BYTES = 10
-    response = client.post(reverse("api:submit", args=[exercise.slug]), {"code": "x" * 11},
-                           content_type="application/json", **auth(token))
+    response = client.post(
+        reverse("api:submit", args=[exercise.slug]), {"code": "x" * 11}, content_type="application/json", **auth(token)
+    )
     assert response.status_code == 400 and "the limit is 10 bytes" in response.json()["code"][0]
     assert not Submission.objects.exists()
 
@@ -82,8 +94,9 @@ def test_the_api_keeps_to_its_schema(exercise, token, graded, django_capture_on_
         for operation in operations:
 
             @hypothesis.given(case=operation.as_strategy())
-            @hypothesis.settings(max_examples=15, deadline=None, database=None,
-                                 suppress_health_check=list(hypothesis.HealthCheck))
+            @hypothesis.settings(
+                max_examples=15, deadline=None, database=None, suppress_health_check=list(hypothesis.HealthCheck)
+            )
             def keeps_its_word(case):
                 with django_capture_on_commit_callbacks(execute=False):  # a generated submission is never graded
                     case.call_and_validate(headers=headers)

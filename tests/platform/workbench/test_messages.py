@@ -1,4 +1,5 @@
 """Every message the judge can write reads in Chinese too; durations read as words."""
+
 import re
 
 import pytest
@@ -27,9 +28,11 @@ def test_every_message_has_chinese(english):
     with translation.override("zh-hans"):
         chinese = translation.gettext(english)
     assert chinese != english, f"no Chinese for {english!r}: run makemessages and translate it in platform/locale"
-    assert re.findall(r"%\(\w+\)s", chinese) and sorted(re.findall(r"%\(\w+\)s", chinese)) == sorted(
-        re.findall(r"%\(\w+\)s", english)
-    ) or not re.findall(r"%\(\w+\)s", english), f"the Chinese for {english!r} lost or renamed a parameter"
+    assert (
+        re.findall(r"%\(\w+\)s", chinese)
+        and sorted(re.findall(r"%\(\w+\)s", chinese)) == sorted(re.findall(r"%\(\w+\)s", english))
+        or not re.findall(r"%\(\w+\)s", english)
+    ), f"the Chinese for {english!r} lost or renamed a parameter"
 
 
 def test_a_message_is_rendered_with_its_parameters_as_code_and_durations_in_words():
@@ -58,8 +61,13 @@ def test_a_row_without_an_id_shows_the_judges_english():
 
 @pytest.mark.parametrize(
     ("seconds", "english", "chinese"),
-    [(0.0067, "6.7 ms", "6.7 毫秒"), (1, "1 second", "1 秒"), (3.5, "3.5 seconds", "3.5 秒"), (900, "15 minutes", "15 分钟"),
-     (5400, "1 hour 30 minutes", "1 小时 30 分钟")],
+    [
+        (0.0067, "6.7 ms", "6.7 毫秒"),
+        (1, "1 second", "1 秒"),
+        (3.5, "3.5 seconds", "3.5 秒"),
+        (900, "15 minutes", "15 分钟"),
+        (5400, "1 hour 30 minutes", "1 小时 30 分钟"),
+    ],
 )
 def test_durations_read_as_words(seconds, english, chinese):
     with translation.override("en"):

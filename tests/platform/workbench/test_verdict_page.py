@@ -1,4 +1,5 @@
 """The verdict page says what happened, in the reader's language."""
+
 import re
 
 import pytest

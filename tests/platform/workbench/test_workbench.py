@@ -1,4 +1,5 @@
 """Drafts, practice runs (visible checks only, never scored) and the exercise list."""
+
 import json
 
 import pytest
@@ -16,7 +17,7 @@ def test_a_draft_is_kept_and_shown_instead_of_the_last_submission(client, exerci
     client.force_login(user)
     response = client.post(reverse("workbench:draft_save", args=[exercise.slug]), {"code": "draft = 2\n"})
     assert response.status_code == 200 and response.json()["saved"] is True
-    page = client.get(reverse("catalog:exercise_detail", args=[exercise.slug])).content.decode()
+    page = client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
     assert "draft = 2" in page and "old = 1" not in page
     assert json.dumps(exercise.current_version.starter)[:40] in page  # the starter, for "reset"
 
@@ -31,7 +32,9 @@ def test_an_oversized_draft_is_refused_and_the_old_one_kept(client, exercise, ma
     assert Draft.objects.get(user=user).code == "x = 1"
 
 
-def test_practice_runs_are_rate_limited_per_student(client, exercise, make_user, settings, django_capture_on_commit_callbacks):
+def test_practice_runs_are_rate_limited_per_student(
+    client, exercise, make_user, settings, django_capture_on_commit_callbacks
+):
     settings.PRACTICE_RUNS_PER_MINUTE = 2
     client.force_login(make_user())
     url = reverse("workbench:practice_start", args=[exercise.slug])
@@ -57,7 +60,7 @@ def test_the_list_marks_solved_and_attempted_and_puts_easy_first(client, exercis
     user = make_user()
     graded("accepted", user=user)
     client.force_login(user)
-    page = client.get(reverse("catalog:exercise_list")).content.decode()
+    page = client.get(reverse("submissions:exercise_list")).content.decode()
     assert f'data-state="solved" data-slug="{exercise.slug}"' in page
     from catalog.models import Exercise
 
@@ -69,15 +72,15 @@ def test_the_list_marks_solved_and_attempted_and_puts_easy_first(client, exercis
 
 def test_the_list_filters_by_difficulty_and_topic(client, exercise, make_user):
     client.force_login(make_user())
-    hard = client.get(reverse("catalog:exercise_list"), {"difficulty": "hard"}).content.decode()
+    hard = client.get(reverse("submissions:exercise_list"), {"difficulty": "hard"}).content.decode()
     assert exercise.slug not in hard and 'data-state="new"' in hard
-    tagged = client.get(reverse("catalog:exercise_list"), {"tag": "topological-sort"}).content.decode()
+    tagged = client.get(reverse("submissions:exercise_list"), {"tag": "topological-sort"}).content.decode()
     assert tagged.count('data-state="') == 1 and exercise.slug in tagged
 
 
 def test_the_exercise_page_shows_its_title_once_and_difficulty_in_chinese(client, exercise, make_user):
     client.force_login(make_user())
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
-    page = client.get(reverse("catalog:exercise_detail", args=[exercise.slug])).content.decode()
+    page = client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
     assert page.count(exercise.current_version.title_zh) == 2  # <title> and <h1>, not the statement too
     assert ">简单</span>" in page
