@@ -68,37 +68,37 @@ LAYER = [
 ]
 
 
-@check(points=2)
+@check(points=2, title={"en": "A layer whose bias is broadcast", "zh-hans": "偏置被广播的一层网络"})
 def a_layer_with_a_broadcast_bias(student, reference, rng):
     compare(student, reference, LAYER, "sum(tanh(x @ w + b) * scale)")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A size-1 axis is summed back in the gradient", "zh-hans": "长度为 1 的轴在梯度中被求和还原"})
 def a_size_one_axis_is_summed_back(student, reference, rng):
     steps = [leaf(rng, (3, 1)), leaf(rng, (1, 4)), ("binary", "mul", 0, 1), ("sum", 2, None)]
     compare(student, reference, steps, "sum(a * b) with a (3, 1) and b (1, 4)")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A scalar tensor broadcast everywhere", "zh-hans": "标量张量被广播到所有位置"})
 def a_scalar_tensor_is_broadcast_everywhere(student, reference, rng):
     steps = [leaf(rng, ()), leaf(rng, (2, 3)), ("binary", "add", 1, 0), ("exp", 2), ("sum", 3, None)]
     compare(student, reference, steps, "sum(exp(x + s)) with s of shape ()")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Plain numbers on either side of an operator", "zh-hans": "运算符两侧出现普通数字"})
 def numbers_on_both_sides(student, reference, rng):
     steps = [leaf(rng, (3,)), ("number", "mul", 0, 2.0), ("rnumber", "sub", 1.0, 1), ("rnumber", "mul", 3.0, 2),
              ("number", "add", 3, 0.5), ("sum", 4, None)]
     compare(student, reference, steps, "sum(3 * (1 - x * 2) + 0.5)")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Sum over one axis", "zh-hans": "沿一个轴求和"})
 def sum_over_one_axis(student, reference, rng):
     steps = [leaf(rng, (4, 5)), ("sum", 0, 1), ("tanh", 1), ("sum", 2, None)]
     compare(student, reference, steps, "sum(tanh(x.sum(axis=1)))")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A tensor used twice gets both gradients", "zh-hans": "被用了两次的张量得到两份梯度"})
 def a_tensor_used_twice(student, reference, rng):
     steps = [leaf(rng, (2, 2)), leaf(rng, (2,)), ("binary", "mul", 0, 0), ("binary", "add", 2, 1), ("binary", "mul", 3, 1),
              ("sum", 4, None)]
@@ -147,7 +147,7 @@ def random_steps(rng):
     return steps
 
 
-@check(points=3)
+@check(points=3, title={"en": "Random broadcasting expressions", "zh-hans": "随机的广播表达式"})
 def random_broadcasting_expressions(student, reference, rng):
     for _ in range(6):
         compare(student, reference, random_steps(rng), "a random broadcasting expression")

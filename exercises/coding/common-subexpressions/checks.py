@@ -61,28 +61,28 @@ def graph(*nodes, outputs):
     return {"nodes": out, "outputs": list(outputs)}
 
 
-@check(points=1)
+@check(points=1, title={"en": "The same product computed twice becomes one node", "zh-hans": "重复计算的同一乘积合并为一个节点"})
 def the_same_product_twice(student, reference, rng):
     g = graph(("w", "input"), ("x", "input"), ("b", "input"), ("wx", "mul", "w", "x"), ("z", "add", "wx", "b"),
               ("wx2", "mul", "w", "x"), ("z2", "add", "wx2", "b"), ("out", "sub", "z", "z2"), outputs=["out", "z2"])
     compare(student, reference, g, "z = w*x + b computed twice")
 
 
-@check(points=1)
+@check(points=1, title={"en": "a + b and b + a are the same value", "zh-hans": "a + b 与 b + a 视为同一个值"})
 def commutative_ops_match_either_way(student, reference, rng):
     g = graph(("a", "input"), ("b", "input"), ("s1", "add", "a", "b"), ("s2", "add", "b", "a"), ("d1", "sub", "a", "b"),
               ("d2", "sub", "b", "a"), ("o", "mul", "s1", "s2"), ("p", "mul", "d1", "d2"), ("q", "add", "o", "p"), outputs=["q"])
     compare(student, reference, g, "a+b vs b+a, and a-b vs b-a")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Merges cascade up the graph", "zh-hans": "合并沿计算图逐层传递"})
 def merges_cascade(student, reference, rng):
     g = graph(("x", "input"), ("t1", "tanh", "x"), ("t2", "tanh", "x"), ("e1", "exp", "t1"), ("e2", "exp", "t2"),
               ("y", "sub", "e1", "e2"), outputs=["y", "e2"])
     compare(student, reference, g, "exp(tanh(x)) twice")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Inputs and constants are handled right", "zh-hans": "正确处理输入与常量"})
 def inputs_and_constants(student, reference, rng):
     g = graph(("x", "input"), ("y", "input"), ("c1", "const", 2.0), ("c2", "const", 2.0), ("c3", "const", 3.0),
               ("a", "mul", "x", "c1"), ("b", "mul", "c2", "x"), ("c", "mul", "y", "c3"), ("o", "add", "a", "b"),
@@ -113,7 +113,7 @@ def random_graph(rng, size):
     return {"nodes": nodes, "outputs": [str(o) for o in rng.choice(ops, size=3)]}
 
 
-@check(points=3)
+@check(points=3, title={"en": "Random graphs", "zh-hans": "随机计算图"})
 def random_graphs(student, reference, rng):
     for size in (10, 40, 120):
         compare(student, reference, random_graph(rng, size), f"a random graph of {size} nodes", rng)

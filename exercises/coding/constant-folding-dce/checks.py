@@ -127,12 +127,12 @@ NEURON = {
 }
 
 
-@check(points=2)
+@check(points=2, title={"en": "Folds and removes nodes in the article's neuron", "zh-hans": "在文章的神经元例子中完成折叠与删除"})
 def folds_and_removes_in_the_article_neuron(student, reference, rng):
     compare(student, reference, NEURON, [{"x": np.array([5.0, -1.0, 0.5])}], "the neuron z = (w*0.5)*x + b")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Folds a chain of constants", "zh-hans": "折叠一串常量运算"})
 def folds_a_chain_of_constants(student, reference, rng):
     graph = {
         "nodes": [
@@ -148,7 +148,7 @@ def folds_a_chain_of_constants(student, reference, rng):
     compare(student, reference, graph, [{"x": np.array([1.0, 2.0, 3.0])}], "y = x * max(tanh(exp(0.5)), 0.5)")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A constant output stays an output", "zh-hans": "值为常量的输出仍然保留为输出"})
 def an_output_that_is_constant_stays_an_output(student, reference, rng):
     graph = {
         "nodes": [
@@ -163,21 +163,21 @@ def an_output_that_is_constant_stays_an_output(student, reference, rng):
     compare(student, reference, graph, [{"x": np.array([-1.0, 0.0, 2.0])}], "outputs area = 3*4 and y = relu(x)")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Leaves the input graph untouched", "zh-hans": "不修改传入的原图"})
 def leaves_the_input_graph_untouched(student, reference, rng):
     # The judge notices in-place changes to arguments; this check exists to say why it matters.
     got = student.optimize(NEURON)
     well_formed(got, "optimize(neuron)")
 
 
-@check(points=3)
+@check(points=3, title={"en": "Random graphs", "zh-hans": "随机计算图"})
 def random_graphs(student, reference, rng):
     for size in (10, 30, 80):
         graph = random_graph(rng, size)
         compare(student, reference, graph, feeds_for(graph, rng), f"a random graph of {size} nodes")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A graph with nothing to fold", "zh-hans": "没有可折叠内容的图"})
 def a_graph_with_nothing_to_fold(student, reference, rng):
     kept, names = [], set()
     for node in random_graph(rng, 25)["nodes"]:  # the same graph with every constant taken out

@@ -40,7 +40,7 @@ def agrees(got, x, weights, biases, what):
     close(np.asarray(got, dtype=np.float64), expected(x, weights, biases), rtol=2e-3, atol=2e-3, what=what)
 
 
-@check(points=1)
+@check(points=1, title={"en": "Matches eager execution on one batch", "zh-hans": "单个批次上与即时执行结果一致"})
 def matches_eager_on_one_batch(student, reference, rng):
     weights, biases = mlp(rng, 4)
     step = student.GraphedMLP(weights, biases, 16)
@@ -48,7 +48,7 @@ def matches_eager_on_one_batch(student, reference, rng):
     agrees(step(x), x, weights, biases, "GraphedMLP(4 layers)(x)")
 
 
-@check(points=2)
+@check(points=2, title={"en": "New inputs on every replay", "zh-hans": "每次重放都使用新输入"})
 def new_inputs_on_every_replay(student, reference, rng):
     weights, biases = mlp(rng, 4)
     step = student.GraphedMLP(weights, biases, 16)
@@ -57,7 +57,7 @@ def new_inputs_on_every_replay(student, reference, rng):
         agrees(step(x), x, weights, biases, f"call {i + 1} with a new batch")
 
 
-@check(points=2)
+@check(points=2, title={"en": "A CUDA graph is captured and replayed", "zh-hans": "CUDA 图被捕获并重放"})
 def a_cuda_graph_is_captured_and_replayed(student, reference, rng):
     weights, biases = mlp(rng, 3)
     step = student.GraphedMLP(weights, biases, 8)
@@ -70,7 +70,7 @@ def a_cuda_graph_is_captured_and_replayed(student, reference, rng):
     equal(step.replays.get(), 3, what=".replays after three calls")
 
 
-@check(points=2)
+@check(points=2, title={"en": "Deeper and wider batches", "zh-hans": "更深更宽的批次"})
 def deeper_and_wider_batches(student, reference, rng):
     for depth, rows in ((1, 1), (8, 32), (16, 128)):
         weights, biases = mlp(rng, depth)
@@ -80,7 +80,7 @@ def deeper_and_wider_batches(student, reference, rng):
             agrees(step(x), x, weights, biases, f"{depth} layers on a batch of {rows}")
 
 
-@perf(points=3)
+@perf(points=3, title={"en": "Replay beats launching every kernel (speed)", "zh-hans": "重放快于逐个启动内核（速度）"})
 def replay_beats_launching_every_kernel(student, reference, rng):
     weights, biases = mlp(rng, 40)
     graphed = student.GraphedMLP(weights, biases, 32)

@@ -95,45 +95,45 @@ def graph(*nodes, outputs):
 MULTIPLY_ADD = graph(("w", "input"), ("x", "input"), ("b", "input"), ("wx", "mul", "w", "x"), ("z", "add", "wx", "b"), outputs=["z"])
 
 
-@check(points=1)
+@check(points=1, title={"en": "Fuses the article's multiply-add", "zh-hans": "融合文章中的乘加运算"})
 def fuses_the_article_multiply_add(student, reference, rng):
     compare(student, reference, MULTIPLY_ADD, "z = w * x + b")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Fuses a long chain", "zh-hans": "融合一条长链"})
 def fuses_a_long_chain(student, reference, rng):
     g = graph(("x", "input"), ("a", "mul", "x", "x"), ("b", "tanh", "a"), ("c", "neg", "b"), ("d", "exp", "c"),
               ("e", "relu", "d"), outputs=["e"])
     compare(student, reference, g, "relu(exp(-tanh(x * x)))")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A value used twice is stored", "zh-hans": "被使用两次的值会被存下来"})
 def a_value_used_twice_is_stored(student, reference, rng):
     g = graph(("x", "input"), ("t", "tanh", "x"), ("a", "mul", "t", "x"), ("b", "add", "t", "x"), ("c", "mul", "a", "b"),
               outputs=["c"])
     compare(student, reference, g, "t = tanh(x); c = (t * x) * (t + x)")
 
 
-@check(points=1)
+@check(points=1, title={"en": "matmul and sum are kernels of their own", "zh-hans": "matmul 与 sum 各自是独立的内核"})
 def matmul_and_sum_are_kernels_of_their_own(student, reference, rng):
     g = graph(("x", "input"), ("w", "input"), ("p", "tanh", "x"), ("h", "matmul", "p", "w"), ("a", "relu", "h"),
               ("s", "sum", "a"), ("n", "div", "a", "s"), ("o", "tanh", "n"), outputs=["o"])
     compare(student, reference, g, "a = relu(tanh(x) @ w); o = tanh(a / sum(a))")
 
 
-@check(points=1)
+@check(points=1, title={"en": "An output inside a chain is still stored", "zh-hans": "位于链中间的输出仍会被存下来"})
 def an_output_is_stored_even_inside_a_chain(student, reference, rng):
     g = graph(("x", "input"), ("a", "exp", "x"), ("b", "mul", "a", "x"), ("c", "tanh", "b"), outputs=["b", "c"])
     compare(student, reference, g, "outputs b = exp(x) * x and c = tanh(b)")
 
 
-@check(points=3)
+@check(points=3, title={"en": "Random graphs", "zh-hans": "随机计算图"})
 def random_graphs(student, reference, rng):
     for size in (8, 25, 60, 150):
         compare(student, reference, random_graph(rng, size), f"a random graph of {size} ops")
 
 
-@check(points=1)
+@check(points=1, title={"en": "An op may use the same input twice", "zh-hans": "算子可以两次使用同一个输入"})
 def ops_may_use_the_same_input_twice(student, reference, rng):
     g = graph(("x", "input"), ("a", "neg", "x"), ("sq", "mul", "a", "a"), ("o", "exp", "sq"), outputs=["o"])
     compare(student, reference, g, "exp((-x) * (-x))")

@@ -28,41 +28,41 @@ def ones(*shape, dtype=np.float64):
     return np.ones(shape, dtype=dtype)
 
 
-@check(points=1)
+@check(points=1, title={"en": "The same shape hits the cache", "zh-hans": "相同形状命中缓存"})
 def the_same_shape_hits_the_cache(student, reference, rng):
     replay(student, reference, SCALE, [(ones(4, 3), 2.0), (ones(4, 3) * 2, 2.0), (ones(4, 3) * 3, 2.0)], "x * 2.0 + 1")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A new dtype recompiles", "zh-hans": "新的 dtype 触发重新编译"})
 def a_new_dtype_recompiles(student, reference, rng):
     replay(student, reference, SCALE, [(ones(4, 3), 2.0), (ones(4, 3, dtype=np.float32), 2.0), (ones(4, 3), 2.0)], "x * 2.0 + 1")
 
 
-@check(points=2)
+@check(points=2, title={"en": "A size that changes becomes dynamic", "zh-hans": "变化的尺寸会变为动态尺寸"})
 def a_size_that_changes_becomes_dynamic(student, reference, rng):
     calls = [(ones(4, 3), 2.0), (ones(5, 3), 2.0), (ones(6, 3), 2.0), (ones(9, 3), 2.0), (ones(9, 4), 2.0), (ones(2, 7), 2.0)]
     replay(student, reference, SCALE, calls, "batches of changing size")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Plain numbers are specialised", "zh-hans": "普通数字被特化"})
 def plain_numbers_are_specialised(student, reference, rng):
     replay(student, reference, SCALE, [(ones(3), 2.0), (ones(3), 3.0), (ones(3), 2.0), (ones(3), 2)], "x * k + 1 for several k")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Past the limit it runs eagerly", "zh-hans": "超过上限后改为即时执行"})
 def past_the_limit_it_runs_eagerly(student, reference, rng):
     calls = [(ones(2), float(k)) for k in range(6)] + [(ones(2), 0.0), (ones(2), 9.0)]
     replay(student, reference, SCALE, calls, "six different k with cache_limit=3", cache_limit=3)
 
 
-@check(points=1)
+@check(points=1, title={"en": "matmul with two dynamic arguments", "zh-hans": "带两个动态参数的 matmul"})
 def matmul_with_two_dynamic_arguments(student, reference, rng):
     calls = [(ones(2, 3), ones(3, 4)), (ones(5, 3), ones(3, 4)), (ones(5, 3), ones(3, 6)), (ones(8, 3), ones(3, 1)),
              (ones(8, 2), ones(2, 1))]
     replay(student, reference, MATMUL, calls, "a @ b")
 
 
-@check(points=3)
+@check(points=3, title={"en": "Random call sequences", "zh-hans": "随机的调用序列"})
 def random_call_sequences(student, reference, rng):
     for limit in (2, 4, 8):
         calls = []

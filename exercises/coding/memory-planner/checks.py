@@ -90,7 +90,7 @@ def random_graph(rng, size):
     return {"nodes": nodes, "outputs": sorted({ops[-1], str(rng.choice(ops))})}
 
 
-@check(points=2)
+@check(points=2, title={"en": "A chain needs only two buffers", "zh-hans": "一条链只需要两块缓冲区"})
 def a_chain_needs_two_buffers(student, reference, rng):
     graph = chain([1024] * 8)
     compare(student, reference, graph, "a chain of eight 1 KiB ops")
@@ -99,19 +99,19 @@ def a_chain_needs_two_buffers(student, reference, rng):
         fail(f"a chain of eight 1 KiB ops: only two values are ever alive at once, so 2048 bytes suffice; yours needs {arena(graph, got)}")
 
 
-@check(points=1)
+@check(points=1, title={"en": "An op never writes over its own input", "zh-hans": "算子绝不覆盖自己的输入"})
 def an_op_never_writes_over_its_own_input(student, reference, rng):
     graph = chain([512, 512])
     compare(student, reference, graph, "x -> t0 -> t1")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Outputs stay alive to the end", "zh-hans": "输出一直保留到最后"})
 def outputs_stay_alive_to_the_end(student, reference, rng):
     graph = chain([256, 256, 256, 256], outputs=["t0", "t3"])
     compare(student, reference, graph, "a chain whose first op is also an output")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A skip connection keeps a value alive", "zh-hans": "跳跃连接让值保持存活"})
 def a_skip_connection_keeps_a_value_alive(student, reference, rng):
     graph = {
         "nodes": [
@@ -127,13 +127,13 @@ def a_skip_connection_keeps_a_value_alive(student, reference, rng):
     compare(student, reference, graph, "y = f(f(f(f(h)))) + h")
 
 
-@check(points=3)
+@check(points=3, title={"en": "Random graphs", "zh-hans": "随机计算图"})
 def random_graphs(student, reference, rng):
     for size in (10, 40, 120):
         compare(student, reference, random_graph(rng, size), f"a random graph of {size} ops")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Mixed sizes reuse the gaps", "zh-hans": "大小不一的张量复用空隙"})
 def mixed_sizes_reuse_gaps(student, reference, rng):
     sizes = [int(s) for s in rng.choice([128, 4096, 256, 2048, 512], size=30)]
     compare(student, reference, chain(sizes), "a chain of 30 ops of mixed sizes")

@@ -128,19 +128,19 @@ SMALL = [
 ]
 
 
-@check(points=2)
+@check(points=2, title={"en": "Gradients of a small expression", "zh-hans": "小表达式的梯度"})
 def gradients_of_a_small_expression(student, reference, rng):
     compare(student, reference, SMALL, "d = tanh(0.1*c*a) + relu(c) - a/b with c = a*b + b**2, a=2, b=-3")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A node used twice gets both gradients", "zh-hans": "被用了两次的节点得到两份梯度"})
 def a_node_used_twice_gets_both_gradients(student, reference, rng):
     # y = x * x + x: dy/dx = 2x + 1. Overwriting instead of adding gives x, 1 or 2x.
     steps = [("leaf", 3.0), ("binary", "mul", 0, 0), ("binary", "add", 1, 0)]
     compare(student, reference, steps, "y = x * x + x at x = 3", watch=[0, 2])
 
 
-@check(points=1)
+@check(points=1, title={"en": "Operators with plain numbers", "zh-hans": "与普通数字混合的运算符"})
 def operators_with_plain_numbers(student, reference, rng):
     for op in ("add", "sub", "mul", "truediv"):
         compare(student, reference, [("leaf", 4.0), ("right", op, 0, 2.0)], f"Value(4.0) {SYMBOL[op]} 2")
@@ -148,7 +148,7 @@ def operators_with_plain_numbers(student, reference, rng):
     compare(student, reference, [("leaf", 4.0), ("neg", 0)], "-Value(4.0)")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Powers, relu, tanh and exp", "zh-hans": "幂、relu、tanh 与 exp"})
 def powers_relu_tanh_exp(student, reference, rng):
     for k in (2, 3, -1, 0.5):
         compare(student, reference, [("leaf", 1.7), ("pow", 0, k)], f"Value(1.7) ** {k}")
@@ -157,20 +157,20 @@ def powers_relu_tanh_exp(student, reference, rng):
             compare(student, reference, [("leaf", x), (fn, 0)], f"Value({x}).{fn}()")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A fresh value has a zero gradient", "zh-hans": "新建的值梯度为零"})
 def a_fresh_value_has_zero_grad(student, reference, rng):
     x = student.Value(1.25)
     close(x.grad.get(), 0.0, what="Value(1.25).grad before any backward()")
     close(x.data.get(), 1.25, what="Value(1.25).data")
 
 
-@check(points=3)
+@check(points=3, title={"en": "Random graphs with shared subexpressions", "zh-hans": "含公共子表达式的随机图"})
 def random_graphs_with_shared_subexpressions(student, reference, rng):
     for size in (12, 40, 120):
         compare(student, reference, random_steps(rng, size), f"a random graph of {size} nodes")
 
 
-@check(points=2)
+@check(points=2, title={"en": "A chain ten thousand nodes deep", "zh-hans": "一万个节点深的链"})
 def a_chain_ten_thousand_nodes_deep(student, reference, rng):
     # x -> tanh(x) * 0.9 + c -> ... 10 000 nodes: a recursive topological sort overflows the stack.
     c = round(float(rng.uniform(0.05, 0.2)), 3)
@@ -181,7 +181,7 @@ def a_chain_ten_thousand_nodes_deep(student, reference, rng):
     compare(student, reference, steps, "a chain of 10 000 nodes", watch=[0, len(steps) // 2, len(steps) - 1])
 
 
-@perf(points=2)
+@perf(points=2, title={"en": "backward() on a large graph (speed)", "zh-hans": "在大图上运行 backward()（速度）"})
 def backward_on_a_large_graph(student, reference, rng):
     steps = random_steps(rng, 3000, leaves=20)
     mine, theirs = run(student, steps)[-1], run(reference, steps)[-1]

@@ -58,7 +58,7 @@ def refuses(student, op, shapes, name, **kwargs):
             getattr(g, op)(name, *nodes)
 
 
-@check(points=1)
+@check(points=1, title={"en": "An MLP layer", "zh-hans": "一层 MLP"})
 def an_mlp_layer(student, reference, rng):
     g = student.Graph()
     x = g.input("x", (32, 784))
@@ -70,14 +70,14 @@ def an_mlp_layer(student, reference, rng):
     equal(shape_of(y, "y = h + b"), (32, 10), what="y = h + b with b (10,)")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Broadcasting follows numpy's rules", "zh-hans": "广播遵循 numpy 的规则"})
 def broadcasting_follows_numpy(student, reference, rng):
     for a, b in (((3, 1), (1, 4)), ((5, 4), (4,)), ((2, 1, 3), (7, 1)), ((), (2, 2))):
         agrees(student, "add", [a, b])
         agrees(student, "mul", [a, b])
 
 
-@check(points=1)
+@check(points=1, title={"en": "Sums, reshapes and transposes", "zh-hans": "求和、变形与转置"})
 def sums_reshapes_and_transposes(student, reference, rng):
     agrees(student, "sum", [(4, 5, 6)])
     agrees(student, "sum", [(4, 5, 6)], axis=1)
@@ -87,12 +87,12 @@ def sums_reshapes_and_transposes(student, reference, rng):
     agrees(student, "transpose", [(2, 3, 4)])
 
 
-@check(points=2)
+@check(points=2, title={"en": "A bad matmul fails where it is defined", "zh-hans": "错误的 matmul 在定义处报错"})
 def a_bad_matmul_fails_where_it_is_defined(student, reference, rng):
     refuses(student, "matmul", [(32, 784), (10, 784)], "logits")
 
 
-@check(points=1)
+@check(points=1, title={"en": "The error names both shapes", "zh-hans": "报错信息写出两边的形状"})
 def the_error_names_both_shapes(student, reference, rng):
     g = student.Graph()
     a, b = g.input("a", (3, 4)), g.input("b", (5,))
@@ -100,7 +100,7 @@ def the_error_names_both_shapes(student, reference, rng):
         g.add("h2", a, b)
 
 
-@check(points=1)
+@check(points=1, title={"en": "More shapes that must be refused", "zh-hans": "更多应当拒绝的形状"})
 def more_refusals(student, reference, rng):
     refuses(student, "reshape", [(4, 6)], "flat", shape=(5, -1))
     refuses(student, "reshape", [(4, 6)], "flat2", shape=(5, 5))
@@ -108,7 +108,7 @@ def more_refusals(student, reference, rng):
     refuses(student, "mul", [(2, 3), (3, 2)], "scaled")
 
 
-@check(points=1)
+@check(points=1, title={"en": "The graph stays usable after an error", "zh-hans": "出错之后图仍然可用"})
 def the_graph_stays_usable_after_an_error(student, reference, rng):
     g = student.Graph()
     x, w = g.input("x", (8, 3)), g.input("w", (4, 2))
@@ -133,7 +133,7 @@ def broadcastable_pair(rng):
     return part(), part()
 
 
-@check(points=3)
+@check(points=3, title={"en": "Random valid ops", "zh-hans": "随机的合法算子"})
 def random_valid_ops(student, reference, rng):
     for _ in range(12):
         a, b = broadcastable_pair(rng)
@@ -152,7 +152,7 @@ def random_valid_ops(student, reference, rng):
         agrees(student, "reshape", [shape], shape=tuple(target))
 
 
-@check(points=2)
+@check(points=2, title={"en": "Random refusals", "zh-hans": "随机的非法算子"})
 def random_refusals(student, reference, rng):
     for i in range(8):
         n, k, m = (int(v) for v in rng.integers(2, 6, size=3))

@@ -21,51 +21,51 @@ def compare(student, reference, source, shapes, rng, what, runs=2):
         close(mine.run(*inputs), fn(source)(*inputs), what=f"{what}: run() on new inputs")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Traces an affine layer", "zh-hans": "追踪一个仿射层"})
 def traces_an_affine_layer(student, reference, rng):
     compare(student, reference, AFFINE, [(4, 3), (3, 2), (2,)], rng, AFFINE)
 
 
-@check(points=1)
+@check(points=1, title={"en": "A Python loop is unrolled", "zh-hans": "Python 循环被展开"})
 def a_python_loop_is_unrolled(student, reference, rng):
     compare(student, reference, UNROLLED, [(5,)], rng, "three rounds of x = x * 0.5 + 1.0 in a Python loop")
 
 
-@check(points=1)
+@check(points=1, title={"en": "A mask replaces a branch", "zh-hans": "用掩码代替分支"})
 def a_mask_replaces_a_branch(student, reference, rng):
     compare(student, reference, MASKED_RELU, [(6,)], rng, MASKED_RELU)
 
 
-@check(points=1)
+@check(points=1, title={"en": "Plain numbers on the left of an operator", "zh-hans": "运算符左侧的普通数字"})
 def numbers_on_the_left(student, reference, rng):
     compare(student, reference, REFLECTED, [(5,)], rng, REFLECTED)
 
 
-@check(points=1)
+@check(points=1, title={"en": "A branch on a plain number is fine", "zh-hans": "对普通数字分支没有问题"})
 def a_branch_on_a_plain_number_is_fine(student, reference, rng):
     compare(student, reference, CONSTANT_BRANCH, [(3,)], rng, CONSTANT_BRANCH)
 
 
-@check(points=2)
+@check(points=2, title={"en": "Refuses if on a traced value", "zh-hans": "拒绝对被追踪的值使用 if"})
 def refuses_if_on_a_traced_value(student, reference, rng):
     with raises("data-dependent", what="trace(lambda x: x * 2 if x > 0 else -x, 1)"):
         student.trace(fn("lambda x: x * 2 if x > 0 else -x"), 1)
 
 
-@check(points=1)
+@check(points=1, title={"en": "Refuses float() of a traced value", "zh-hans": "拒绝对被追踪的值调用 float()"})
 def refuses_float_of_a_traced_value(student, reference, rng):
     with raises("data-dependent", what="trace(lambda x: x * float(x), 1)"):
         student.trace(fn("lambda x: x * float(x)"), 1)
 
 
-@check(points=1)
+@check(points=1, title={"en": "Refuses the built-in max()", "zh-hans": "拒绝内置的 max()"})
 def refuses_builtin_max(student, reference, rng):
     # max() compares, then asks the comparison for a bool: a branch in disguise.
     with raises("data-dependent", what="trace(lambda x, y: max(x, y), 2)"):
         student.trace(fn("lambda x, y: max(x, y)"), 2)
 
 
-@check(points=1)
+@check(points=1, title={"en": "Refuses a loop that depends on data", "zh-hans": "拒绝依赖数据的循环"})
 def refuses_a_loop_that_depends_on_data(student, reference, rng):
     source = "lambda x: next(i for i in range(10) if (x * i) > 3)"
     with raises("data-dependent", what="a loop that stops when x * i > 3"):
@@ -95,7 +95,7 @@ def random_expression(rng, names, depth):
     return f"({a} ** 2)"
 
 
-@check(points=3)
+@check(points=3, title={"en": "Random expressions", "zh-hans": "随机表达式"})
 def random_expressions(student, reference, rng):
     for _ in range(6):
         body = random_expression(rng, ["x", "y"], 4)

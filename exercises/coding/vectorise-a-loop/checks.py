@@ -4,13 +4,13 @@ import numpy as np
 from grader.harness import Race, check, close, perf
 
 
-@check(points=1)
+@check(points=1, title={"en": "Matches the loop on a small batch", "zh-hans": "小批次上与循环版本结果一致"})
 def matches_the_loop_on_a_small_batch(student, reference, rng):
     x = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [-1.0, 5.0, 0.5]])
     close(student.softmax(x), reference.softmax_loop(x), what="softmax of a 3x3 batch")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Every row sums to one", "zh-hans": "每一行之和为 1"})
 def rows_sum_to_one(student, reference, rng):
     x = rng.normal(size=(7, 11))
     got = student.softmax(x)
@@ -18,20 +18,20 @@ def rows_sum_to_one(student, reference, rng):
     close(np.asarray(got).sum(axis=1), np.ones(7), what="each row's sum")
 
 
-@check(points=2)
+@check(points=2, title={"en": "Large logits do not overflow", "zh-hans": "较大的 logits 不会溢出"})
 def large_logits_do_not_overflow(student, reference, rng):
     x = np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -1000.0, -999.0]])
     close(student.softmax(x), reference.softmax(x), what="softmax of [[1000, 1001, 1002], [-1000, -1000, -999]]")
 
 
-@check(points=1)
+@check(points=1, title={"en": "One row, and one column", "zh-hans": "只有一行，以及只有一列"})
 def one_row_and_one_column(student, reference, rng):
     for shape in ((1, 9), (9, 1)):
         x = rng.normal(size=shape) * 4
         close(student.softmax(x), reference.softmax(x), what=f"softmax of a {shape[0]}x{shape[1]} batch")
 
 
-@check(points=2)
+@check(points=2, title={"en": "Random batches", "zh-hans": "随机批次"})
 def random_batches(student, reference, rng):
     for rows, cols in ((3, 5), (64, 10), (33, 257)):
         x = rng.normal(size=(rows, cols)) * float(rng.uniform(0.5, 30))
@@ -42,11 +42,11 @@ def batches(rng):
     return (rng.normal(size=(512, 32)) * 3,)
 
 
-@perf(points=2)
+@perf(points=2, title={"en": "Far faster than the loop (speed)", "zh-hans": "远快于循环版本（速度）"})
 def far_faster_than_the_loop(student, reference, rng):
     return Race(student=student.softmax, reference=reference.softmax, baselines={"loop": reference.softmax_loop}, inputs=batches)
 
 
-@perf(points=2)
+@perf(points=2, title={"en": "Close to the reference's speed", "zh-hans": "速度接近参考解"})
 def close_to_the_reference(student, reference, rng):
     return Race(student=student.softmax, reference=reference.softmax, inputs=batches)

@@ -47,17 +47,17 @@ def same_values(student, reference, rng, batch, sign, what):
     close(student.model(x, w), reference.model(x, w), rtol=1e-5, atol=1e-6, what=what)
 
 
-@check(points=1)
+@check(points=1, title={"en": "Same values when the sum is positive", "zh-hans": "和为正时结果一致"})
 def same_values_when_the_sum_is_positive(student, reference, rng):
     same_values(student, reference, rng, 16, 1, "model(x, w) where (x @ w).sum() > 0")
 
 
-@check(points=1)
+@check(points=1, title={"en": "Same values when the sum is negative", "zh-hans": "和为负时结果一致"})
 def same_values_when_the_sum_is_negative(student, reference, rng):
     same_values(student, reference, rng, 16, -1, "model(x, w) where (x @ w).sum() < 0")
 
 
-@check(points=4)
+@check(points=4, title={"en": "No graph breaks", "zh-hans": "没有图中断"})
 def no_graph_breaks(student, reference, rng):
     x, w = inputs(rng, 16, 1)
     count, reasons = explain(student, x, w)
@@ -65,14 +65,14 @@ def no_graph_breaks(student, reference, rng):
         fail(f"torch._dynamo.explain(model) found {count} graph break(s): {reasons}")
 
 
-@check(points=2)
+@check(points=2, title={"en": "Random inputs and batch sizes", "zh-hans": "随机输入与批大小"})
 def random_inputs_and_batch_sizes(student, reference, rng):
     for batch in (1, 5, 64):
         for sign in (1, -1):
             same_values(student, reference, rng, batch, sign, f"model(x, w) on a batch of {batch}")
 
 
-@check(points=1)
+@check(points=1, title={"en": "One graph on the other branch too", "zh-hans": "另一个分支同样只有一张图"})
 def one_graph_on_the_other_branch_too(student, reference, rng):
     x, w = inputs(rng, 7, -1)
     count, reasons = explain(student, x, w)
