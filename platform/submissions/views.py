@@ -1,4 +1,6 @@
 """The pages a student practises on: the exercise list, an exercise with its code form, a verdict."""
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
@@ -14,6 +16,7 @@ from grading.services import submission_create
 from submissions.forms import SubmissionForm
 from workbench.messages import DIFFICULTY_ORDER
 from workbench.selectors import draft_code, exercise_entries, exercise_tags
+from workbench.verdicts import error_lines
 
 
 @login_required
@@ -28,13 +31,18 @@ def exercise_list(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 
 def _exercise_page(
-    request: AuthenticatedHttpRequest, exercise: Exercise, form: SubmissionForm, status: int = 200
+    request: AuthenticatedHttpRequest,
+    exercise: Exercise,
+    form: SubmissionForm,
+    status: int = 200,
+    error_lines: list[dict[str, Any]] | None = None,
 ) -> HttpResponse:
     context = {
         "exercise": exercise,
         "version": exercise.current_version,
         "form": form,
         "submissions": submissions_of(request.user, exercise)[:10],
+        "error_lines": error_lines or [],
     }
     return render(request, "submissions/exercise_detail.html", context, status=status)
 
@@ -45,8 +53,10 @@ def exercise_detail(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
     latest = submissions_of(request.user, exercise).first()
     starter = exercise.current_version.starter if exercise.current_version else ""
     draft = draft_code(request.user, exercise)  # what they last typed, even if never submitted
-    form = SubmissionForm(initial={"code": draft if draft is not None else latest.code if latest else starter})
-    return _exercise_page(request, exercise, form)
+    code = draft if draft is not None else latest.code if latest else starter
+    # The last verdict's error lines, marked in the editor's gutter while its code is still there.
+    marked = error_lines(latest.result) if latest and latest.result and latest.code == code else []
+    return _exercise_page(request, exercise, SubmissionForm(initial={"code": code}), error_lines=marked)
 
 
 @login_required

@@ -84,3 +84,14 @@ def test_the_exercise_page_shows_its_title_once_and_difficulty_in_chinese(client
     page = client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
     assert page.count(exercise.current_version.title_zh) == 2  # <title> and <h1>, not the statement too
     assert ">简单</span>" in page
+
+
+def test_the_last_verdicts_error_lines_are_marked_while_its_code_is_in_the_editor(client, exercise, make_user, graded):
+    user = make_user()
+    graded("syntax_error", user=user, code="class StaticGraph:\n    def __init__(self)\n        pass\n")
+    client.force_login(user)
+    page = client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
+    assert '<script id="error-lines" type="application/json">[{"line": 2' in page
+    client.post(reverse("workbench:draft_save", args=[exercise.slug]), {"code": "fixed = True\n"})
+    page = client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
+    assert 'id="error-lines"' not in page  # the code changed: the old marks would point at the wrong lines
