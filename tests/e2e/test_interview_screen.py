@@ -10,7 +10,7 @@ from catalog.services import content_sync
 from interviews.models import InterviewAttempt
 from interviews.services import interview_templates_sync
 from quizzes.services import quiz_content_sync
-from tests.e2e.journeys import fill_answer, log_in
+from tests.e2e.journeys import fill_answer, log_in, write_code
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SLUG = "static-graph-executor"
@@ -41,7 +41,7 @@ def test_a_candidate_sits_the_ml_systems_screen(live_server, celery_worker_proce
         page.locator("#next").click()
 
     expect(page.locator("#where")).to_contain_text("Section 3 of 3")
-    page.locator("textarea[name=code]").fill(solution)
+    write_code(page, solution)
     page.get_by_role("button", name="Submit for grading and continue").click()
 
     expect(page.locator("#scorecard")).to_have_attribute("data-status", "finished")
