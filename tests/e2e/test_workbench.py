@@ -77,6 +77,10 @@ def fits(page, name: str) -> None:
     viewport = page.evaluate("window.innerWidth")
     if SCREENS:
         Path(SCREENS).mkdir(parents=True, exist_ok=True)
+        # CodeMirror measures lines as they scroll into view; show it measured, as a reader sees it.
+        for editor in page.locator(".cm-editor").all():
+            editor.scroll_into_view_if_needed()
+        page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=f"{SCREENS}/{name}-{viewport}.png", full_page=True)
     assert width <= viewport, f"{name}: the page is {width} px wide in a {viewport} px viewport"
     if viewport == DESKTOP["width"]:
