@@ -105,3 +105,9 @@ def test_the_api_keeps_to_its_schema(exercise, token, graded, django_capture_on_
     finally:
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)
+
+
+def test_the_docs_page_serves_swagger_from_our_own_static_files(client):
+    page = client.get(reverse("api:docs")).content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in page
+    assert "cdn" not in page.lower()
