@@ -31,3 +31,10 @@ def test_an_api_address_gets_a_json_404():
 
     response = Client().get("/api/v1/no-such-thing/")
     assert response.status_code == 404 and response.json() == {"detail": "Not found."}
+
+
+def test_a_form_without_its_csrf_token_gets_the_sites_page():
+    from django.test import Client
+
+    response = Client(enforce_csrf_checks=True).post(reverse("login"), {"username": "a", "password": "b"})
+    assert response.status_code == 403 and "<h1>The form expired</h1>" in response.content.decode()
