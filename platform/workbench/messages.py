@@ -80,8 +80,9 @@ DETAILS: list[str] = [  # the more specific first: the first pattern that matche
     gettext_noop("expected %(what)s to raise an error, but it returned normally"),
     gettext_noop("%(what)s raised %(error)s: %(message)s, but the message should mention %(fragments)s"),
 ]
-# Parameters that are prose, not values: shown as text, not as code.
+# Parameters that are prose, not values: shown as text, not as code; and times in seconds.
 _PROSE = {"detail", "reason"}
+_SECONDS = {"seconds", "budget"}
 
 
 def duration(seconds: float) -> str:
@@ -109,8 +110,11 @@ BASELINES = {"reference": pgettext_lazy("perf baseline", "reference solution")}
 def _shown(name: str, value: Any) -> Any:
     """A parameter as the message shows it: durations in words, English prose translated
     where a pattern knows it, values (names and data from the student's code) as code."""
-    if name in ("seconds",) and isinstance(value, int | float):
-        return duration(value)
+    if name in _SECONDS:
+        try:
+            return duration(float(value))
+        except (TypeError, ValueError):
+            pass
     if name in _PROSE:
         return translate_english(str(value))
     if isinstance(value, float):

@@ -47,6 +47,10 @@ def test_a_message_is_rendered_with_its_parameters_as_code_and_durations_in_word
         assert messages.render({"message_id": "stop.no_answer", "message_params": {"seconds": 900}}) == (
             "在 15 分钟内没有回应（超出时间限制）"
         )
+        too_few = {"n": 4, "budget": "8", "needed": 10, "threshold": "at most 3x the time of", "baseline": "reference"}
+        assert messages.render({"message_id": "perf.too_few_pairs", "message_params": too_few}) == (
+            "太慢：8 秒的计时预算内只完成了 <code>4</code> 次计时调用，而作出判断需要 <code>10</code> 次"
+        )
 
 
 def test_an_api_detail_is_translated_from_its_english_pattern():
