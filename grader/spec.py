@@ -16,6 +16,7 @@ exercise.toml::
     version = 1
     difficulty = "easy"               # easy | medium | hard
     tags = ["static-graph"]
+    requires = ["scalar-autograd"]    # optional: ids of exercises the list suggests first
     points = 100
     gpu = false
     [title]   en = "..."  zh-hans = "..."
@@ -49,7 +50,10 @@ REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh-hans.md", "star
 SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_TOP_KEYS = {"id", "version", "difficulty", "tags", "points", "gpu", "title", "summary", "limits", "checks", "perf", "mutants"}
+_TOP_KEYS = {
+    "id", "version", "difficulty", "tags", "requires", "points", "gpu", "title", "summary", "limits", "checks", "perf",
+    "mutants",
+}
 _PERF_KEYS = {"baseline", "at_most", "at_least", "budget_s", "margin"}
 # Slack in the student's favour before "too slow": two worker processes on a shared machine
 # differ by a few percent for reasons that are not the student's (core, cache, neighbours).
@@ -112,6 +116,7 @@ class ExerciseSpec:
     mutants: list[MutantSpec]
     path: Path
     digest: str
+    requires: list[str] = dataclasses.field(default_factory=list)  # ids of exercises to do first
 
     @property
     def visible_checks(self) -> list[str]:
@@ -142,6 +147,10 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
     if difficulty not in DIFFICULTIES:
         raise SpecError(f'exercise.toml: difficulty must be one of {", ".join(DIFFICULTIES)}, got "{difficulty}"')
     tags = toml.strings("tags")
+    requires = toml.strings("requires", default=[])
+    for required in requires:
+        if not _ID.match(required) or required == exercise_id:
+            raise SpecError(f'exercise.toml: requires names "{required}"; list the ids of other exercises to do first')
     points = toml.integer("points", minimum=0)
     gpu = toml.boolean("gpu", default=False)
     title = toml.languages("title")
@@ -192,6 +201,7 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
         mutants=mutants,
         path=path,
         digest=folder_digest(path),
+        requires=requires,
     )
 
 

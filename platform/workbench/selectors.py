@@ -1,4 +1,6 @@
 import dataclasses
+import functools
+import tomllib
 
 from django.db.models import Exists, OuterRef
 
@@ -35,8 +37,40 @@ def exercise_entries(user: User, *, difficulty: str = "", tag: str = "") -> list
         and (not difficulty or e.current_version.difficulty == difficulty)
         and (not tag or tag in (e.current_version.tags or []))
     ]
-    entries.sort(key=lambda x: (DIFFICULTY_ORDER.get(x.version.difficulty, 9), x.version.points, x.version.title))
-    return entries
+    return suggested_order(entries)
+
+
+def suggested_order(entries: list[ExerciseEntry]) -> list[ExerciseEntry]:
+    """Easiest first, but never before an exercise it ``requires`` (exercise.toml)."""
+
+    def ease(entry: ExerciseEntry) -> tuple[int, int, str]:
+        return DIFFICULTY_ORDER.get(entry.version.difficulty, 9), entry.version.points, entry.version.title
+
+    by_uid = {e.exercise.uid: e for e in entries}
+    waiting = {e.exercise.uid: {r for r in _requires(e.version) if r in by_uid} for e in entries}
+    ordered: list[ExerciseEntry] = []
+    while waiting:
+        ready = [by_uid[uid] for uid, needs in waiting.items() if not needs]
+        # A cycle in the content must not hide exercises: then the easiest of the rest goes next.
+        chosen = min(ready or [by_uid[uid] for uid in waiting], key=ease)
+        ordered.append(chosen)
+        del waiting[chosen.exercise.uid]
+        for needs in waiting.values():
+            needs.discard(chosen.exercise.uid)
+    return ordered
+
+
+@functools.lru_cache(maxsize=1024)
+def _requires_of(digest: str, toml_text: str) -> tuple[str, ...]:
+    try:
+        required = tomllib.loads(toml_text).get("requires", [])
+    except tomllib.TOMLDecodeError:
+        return ()
+    return tuple(str(r) for r in required) if isinstance(required, list) else ()
+
+
+def _requires(version: ExerciseVersion) -> tuple[str, ...]:
+    return _requires_of(version.digest, (version.files or {}).get("exercise.toml", ""))
 
 
 def exercise_tags() -> list[str]:

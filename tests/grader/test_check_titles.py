@@ -33,3 +33,16 @@ def test_a_practice_run_keeps_only_the_visible_checks_and_every_line_where_it_wa
     assert practice.checks_source.count("\n") == spec.checks_source.count("\n")
     registered = [line for line in practice.checks_source.splitlines() if line.startswith(("@check", "@perf"))]
     assert len(registered) == len(spec.visible_checks)
+
+
+def test_requires_names_other_exercises(tmp_path):
+    import shutil
+
+    folder = tmp_path / "static-graph-executor"
+    shutil.copytree(EXERCISES[[p.name for p in EXERCISES].index("static-graph-executor")], folder)
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text().replace("tags = [", 'requires = ["Not An Id"]\ntags = [', 1))
+    with pytest.raises(SpecError, match='requires names "Not An Id"'):
+        load_exercise(folder)
+    toml.write_text(toml.read_text().replace('"Not An Id"', '"scalar-autograd"'))
+    assert load_exercise(folder).requires == ["scalar-autograd"]

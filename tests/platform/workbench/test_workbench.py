@@ -95,3 +95,17 @@ def test_the_last_verdicts_error_lines_are_marked_while_its_code_is_in_the_edito
     client.post(reverse("workbench:draft_save", args=[exercise.slug]), {"code": "fixed = True\n"})
     page = client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
     assert 'id="error-lines"' not in page  # the code changed: the old marks would point at the wrong lines
+
+
+def test_the_suggested_order_puts_an_exercise_after_what_it_requires(client, content_dir, make_user, settings, tmp_path):
+    from catalog.services import content_sync
+
+    # static-graph-executor (easy) now requires jit-cache-guards (medium): it must come after it.
+    toml = content_dir / "coding" / "static-graph-executor" / "exercise.toml"
+    toml.write_text(toml.read_text().replace('tags = [', 'requires = ["jit-cache-guards"]\ntags = [', 1))
+    settings.EXERCISE_CACHE_DIR = tmp_path / "cache"
+    assert not content_sync(content_dir).errors
+    client.force_login(make_user())
+    page = client.get(reverse("submissions:exercise_list")).content.decode()
+    assert page.index('data-slug="jit-cache-guards"') < page.index('data-slug="static-graph-executor"')
+    assert page.index('data-slug="static-graph-executor"') < page.index('data-slug="broadcast-autograd"')
