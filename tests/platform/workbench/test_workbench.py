@@ -97,12 +97,14 @@ def test_the_last_verdicts_error_lines_are_marked_while_its_code_is_in_the_edito
     assert 'id="error-lines"' not in page  # the code changed: the old marks would point at the wrong lines
 
 
-def test_the_suggested_order_puts_an_exercise_after_what_it_requires(client, content_dir, make_user, settings, tmp_path):
+def test_the_suggested_order_puts_an_exercise_after_what_it_requires(
+    client, content_dir, make_user, settings, tmp_path
+):
     from catalog.services import content_sync
 
     # static-graph-executor (easy) now requires jit-cache-guards (medium): it must come after it.
     toml = content_dir / "coding" / "static-graph-executor" / "exercise.toml"
-    toml.write_text(toml.read_text().replace('tags = [', 'requires = ["jit-cache-guards"]\ntags = [', 1))
+    toml.write_text(toml.read_text().replace("tags = [", 'requires = ["jit-cache-guards"]\ntags = [', 1))
     settings.EXERCISE_CACHE_DIR = tmp_path / "cache"
     assert not content_sync(content_dir).errors
     client.force_login(make_user())
