@@ -26,6 +26,7 @@ A bank (``exercises/quizzes/<name>.toml``)::
     accept = ["..."]  patterns = ["regex"]  reject = ["..."]   # short_text
     params = { n = { range = [2, 6] }, op = { values = ["sum", "mean"] } }
     answer_expr = "n * 2"     # the answer computed from the drawn parameters
+    waive = { choice_length = "why" }     # exempt from a bank-lint rule, with the reason (lint.py)
 
 ``${name}`` in text, code, choices and explanation is replaced by the drawn value.
 """
@@ -66,7 +67,7 @@ _BANK_KEYS = {"id", "title", "description", "time_limit_s"}
 _QUESTION_KEYS = {
     "id", "type", "difficulty", "topic", "frameworks", "pitfall", "text", "explanation", "reference",
     "code", "choices", "answer", "answer_expr", "tolerance", "accept", "patterns", "reject", "params",
-    "shuffle", "points",
+    "shuffle", "points", "waive",
 }
 _TEMPLATE_KEYS = {"id", "title", "description", "duration_s", "allow_back", "section"}
 _SECTION_KEYS = {"id", "title", "kind", "time_limit_s", "allow_back", "questions", "draw", "exercise", "points"}
@@ -242,6 +243,10 @@ def _question(entry: Any, bank_id: str, topics: Mapping[str, Topic], where: str,
     if "tolerance" in entry and kind != "numeric":
         problems.add(where, "tolerance belongs to numeric questions only")
     choices = _choices(entry.get("choices"), kind, where, problems)
+    waivers = entry.get("waive", {})
+    if not isinstance(waivers, dict) or not all(isinstance(v, str) for v in waivers.values()):
+        problems.add(where, 'waive must be a table of rule = "reason"')
+        waivers = {}
     question = Question(
         id=question_id if isinstance(question_id, str) else "",
         bank=bank_id,
@@ -264,6 +269,7 @@ def _question(entry: Any, bank_id: str, topics: Mapping[str, Topic], where: str,
         params=params,
         shuffle=shuffle is not False,
         points=points,
+        waivers=tuple(sorted(waivers.items())),
     )
     _check_code(question, where, problems)
     _check_templates(question, where, problems)

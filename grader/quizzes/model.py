@@ -49,6 +49,12 @@ class Question:
     params: tuple[Param, ...] = ()
     shuffle: bool = True
     points: int = 1
+    # (rule, reason) pairs: lint rules this question is exempt from, and why (see lint.py)
+    waivers: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def waivers_dict(self) -> dict[str, str]:
+        return dict(self.waivers)
 
     @property
     def has_code(self) -> bool:
@@ -66,6 +72,7 @@ class Question:
         fields["params"] = tuple(Param(p["name"], tuple(p["values"])) for p in fields.get("params", ()))
         for name in ("accept", "patterns", "reject"):
             fields[name] = tuple(fields.get(name, ()))
+        fields["waivers"] = tuple(tuple(pair) for pair in fields.get("waivers", ()))
         return cls(**fields)
 
 
