@@ -7,6 +7,7 @@ import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from grader import glossary
 from grader.quizzes import lint, proof
 from grader.quizzes.loading import TOPICS_FILE, ContentError, load_bank, load_template, load_topics
 from grader.quizzes.model import TYPES, Bank, InterviewTemplate, PlannedItem, Question, Topic
@@ -85,11 +86,14 @@ def load_content(content_dir: Path) -> Content:
 
 
 def validate_all(content_dir: Path, sandbox) -> dict[str, list[str]]:
-    """Problems by content file (empty lists when valid), the bank lint's included. With a
-    sandbox, every "what does this print?" answer is also proven by running its snippet."""
+    """Problems by content file (empty lists when valid), the bank lint's and the glossary's
+    included (the glossary covers exercise statements too). With a sandbox, every "what does
+    this print?" answer is also proven by running its snippet."""
     content = load_content(Path(content_dir))
     for bank in content.banks:
         content.problems[bank.source] += lint.lint_bank(bank)
+    for label, messages in glossary.lint_content(Path(content_dir)).items():
+        content.problems.setdefault(label, []).extend(messages)
     if sandbox is not None:
         proven = proof.prove([q for bank in content.banks for q in bank.questions], sandbox)
         for bank in content.banks:
