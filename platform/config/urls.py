@@ -10,5 +10,6 @@ urlpatterns = [
     path("submissions/", include("submissions.urls")),
     path("quizzes/", include("quizzes.urls")),
     path("interviews/", include("interviews.urls")),
+    path("glossary/", include("glossary.urls")),
     path("", include("catalog.urls")),
 ]
