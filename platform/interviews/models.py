@@ -84,6 +84,7 @@ class InterviewItem(models.Model):
     class Kind(models.TextChoices):
         QUESTION = "question", _("Question")
         CODING = "coding", _("Coding exercise")
+        OPEN = "open", _("Open-ended question")
 
     attempt = models.ForeignKey(InterviewAttempt, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveSmallIntegerField()
@@ -91,7 +92,9 @@ class InterviewItem(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices)
     question = models.ForeignKey("quizzes.Question", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     exercise = models.ForeignKey("catalog.Exercise", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    snapshot = models.JSONField(default=dict, blank=True, help_text="Questions: grader.quizzes.instantiate()")
+    snapshot = models.JSONField(default=dict, blank=True,
+                                help_text="Questions: grader.quizzes.instantiate(); open items: the prompt")
+    # Open items: {"text": the answer, "rubric": ids of the rubric lines the candidate ticked}.
     response = models.JSONField(null=True, blank=True)
     correct = models.BooleanField(null=True, blank=True)
     submission = models.ForeignKey("submissions.Submission", null=True, blank=True, on_delete=models.SET_NULL,
