@@ -41,9 +41,11 @@ from grader.quizzes.model import (
 )
 
 __all__ = [
-    "DIFFICULTIES", "FRAMEWORKS", "LANGUAGES", "TYPES", "Bank", "Choice", "Content", "ContentError", "Criterion", "Draw",
+    "DIFFICULTIES", "FRAMEWORKS", "LANGUAGES", "TYPES", "Bank", "Choice", "Content", "ContentError", "Criterion",
+    "Draw",
     "InterviewTemplate", "Param", "PlannedItem", "Prompt", "Question", "ResponseError", "Section", "Topic",
     "count_by_topic_and_type", "display", "instantiate", "is_correct", "load_bank", "load_content",
-    "load_prompts", "load_template", "load_topics", "normalise_output", "parse_response", "plan_interview", "prompt_for", "report_markdown",
+    "load_prompts", "load_template", "load_topics", "normalise_output", "parse_response", "plan_interview",
+    "prompt_for", "report_markdown",
     "validate_all",
 ]

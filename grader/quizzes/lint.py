@@ -58,7 +58,7 @@ def _outliers(question: Question) -> list[str]:
     for language in LANGUAGES:
         lengths = [len(c.text[language]) for c in question.choices]
         median = statistics.median(lengths)
-        for choice, length in zip(question.choices, lengths):
+        for choice, length in zip(question.choices, lengths, strict=False):
             if length * LENGTH_RATIO < median or length > median * LENGTH_RATIO:
                 found.append(f"choice {choice.id!r} ({language}) is {length} characters long, "
                              f"the median choice {median:g}")
@@ -136,6 +136,7 @@ def numbers_markdown(banks: Iterable[Bank]) -> str:
     for bank in banks:
         n = bank_numbers(bank)
         share = "-" if n.true_share is None else f"{n.true_share:.0%}"
-        lines.append(f"| {n.bank} | {n.single} | {n.longest_right['en']} / {n.longest_right['zh-hans']} "
-                     f"({n.longest_right_share('en'):.0%}) | {n.length_outliers} | {n.waived} | {n.true_false} | {share} |")
+        longest = f"{n.longest_right['en']} / {n.longest_right['zh-hans']} ({n.longest_right_share('en'):.0%})"
+        lines.append(f"| {n.bank} | {n.single} | {longest} | {n.length_outliers} | {n.waived} | {n.true_false} "
+                     f"| {share} |")
     return "\n".join(lines)

@@ -44,13 +44,13 @@ from typing import Any
 from grader.quizzes import expressions
 from grader.quizzes.model import (
     CHOICE_TYPES,
-    Criterion,
     DIFFICULTIES,
     FRAMEWORKS,
     LANGUAGES,
     TYPES,
     Bank,
     Choice,
+    Criterion,
     Draw,
     InterviewTemplate,
     Param,
@@ -352,7 +352,7 @@ def param_combinations(question: Question) -> Iterable[dict[str, Any]]:
     """Every assignment of the question's parameters (one empty assignment when it has none)."""
     names = [p.name for p in question.params]
     for values in itertools.product(*(p.values for p in question.params)):
-        yield dict(zip(names, values))
+        yield dict(zip(names, values, strict=False))
 
 
 def template_fields(question: Question) -> list[tuple[str, str]]:
@@ -532,7 +532,8 @@ def load_template(
         if kind == "open":
             wanted = raw.get("prompts", [])
             if not isinstance(wanted, list) or not wanted or raw.get("questions") or raw.get("draw"):
-                problems.add(where, "an open section lists prompts = [...] (ids from interviews/prompts.toml) and nothing else")
+                problems.add(where, "an open section lists prompts = [...] (ids from interviews/prompts.toml) "
+                                    "and nothing else")
                 wanted = []
             chosen = []
             for prompt_id in wanted:
@@ -644,7 +645,9 @@ def load_prompts(path: Path, topics: Mapping[str, Topic], label: str | None = No
     return found
 
 
-def _prompt(raw: Any, topics: Mapping[str, Topic], where: str, problems: _Problems, *, follow_up: bool) -> Prompt | None:
+def _prompt(
+    raw: Any, topics: Mapping[str, Topic], where: str, problems: _Problems, *, follow_up: bool,
+) -> Prompt | None:
     if not isinstance(raw, dict):
         problems.add(where, "must be a table")
         return None

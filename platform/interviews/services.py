@@ -21,7 +21,6 @@ from interviews.models import InterviewAttempt, InterviewItem, InterviewTemplate
 from quizzes.models import Question
 from quizzes.services import answer_record, question_model, review_record
 
-
 OPEN_ANSWER_MAX_CHARS = 8000
 
 

@@ -49,7 +49,8 @@ def test_a_rejected_variant_in_chinese_prose_is_reported_with_the_preferred_term
         "coding/x/statement.md": "断图 in an English file is not Chinese prose.",
     })
     assert lint_content(root) == {"coding/x/statement.zh-hans.md": [
-        "coding/x/statement.zh-hans.md, line 1: '断图' is a rejected variant; the glossary says '图中断' (graph-break)"]}
+        "coding/x/statement.zh-hans.md, line 1: '断图' is a rejected variant; "
+        "the glossary says '图中断' (graph-break)"]}
 
 
 def test_toml_prose_is_checked_per_language_and_code_spans_are_not_prose(tmp_path):
@@ -62,8 +63,10 @@ code = "print('断图')"
 '''})
     problems = lint_content(root)["quizzes/bank.toml"]
     assert problems == [
-        "quizzes/bank.toml: question[q-one].text.en: 'graph-break point' is a rejected variant; the glossary says 'graph break' (graph-break)",
-        "quizzes/bank.toml: question[q-one].text.zh-hans: 'eager' is a rejected variant; the glossary says '立即执行' (eager-execution)",
+        "quizzes/bank.toml: question[q-one].text.en: 'graph-break point' is a rejected variant; "
+        "the glossary says 'graph break' (graph-break)",
+        "quizzes/bank.toml: question[q-one].text.zh-hans: 'eager' is a rejected variant; "
+        "the glossary says '立即执行' (eager-execution)",
     ]
 
 

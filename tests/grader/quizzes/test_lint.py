@@ -17,7 +17,8 @@ description.zh-hans = "测试用题库。"
 
 
 def single(qid: str, choices: list[str], answer: str = "a", extra: str = "") -> str:
-    rows = ", ".join(f'{{ id = "{chr(97 + i)}", en = "{text}", zh-hans = "{text}甲" }}' for i, text in enumerate(choices))
+    rows = ", ".join(f'{{ id = "{chr(97 + i)}", en = "{text}", zh-hans = "{text}甲" }}'
+                     for i, text in enumerate(choices))
     return f'''
 [[question]]
 id = "{qid}"

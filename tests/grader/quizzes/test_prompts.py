@@ -25,7 +25,10 @@ text.en = "Why is it slow?"
 text.zh-hans = "为什么慢？"
 model_answer.en = "Because of X."
 model_answer.zh-hans = "因为 X。"
-rubric = [ { id = "names-x", points = 2, en = "Names X", zh-hans = "说出 X" }, { id = "names-y", points = 1, en = "Names Y", zh-hans = "说出 Y" } ]
+rubric = [
+  { id = "names-x", points = 2, en = "Names X", zh-hans = "说出 X" },
+  { id = "names-y", points = 1, en = "Names Y", zh-hans = "说出 Y" },
+]
 
 [[prompt.follow_up]]
 id = "and-then"
@@ -42,11 +45,13 @@ def test_a_prompt_loads_with_its_rubric_and_follow_ups(tmp_path):
     path.write_text(PROMPT, encoding="utf-8")
     prompt = load_prompts(path, TOPICS)["why-slow"]
     assert prompt.max_points == 3 and [c.id for c in prompt.rubric] == ["names-x", "names-y"]
-    assert [(f.id, f.kind, f.topic, f.max_points) for f in prompt.follow_ups] == [("and-then", "follow-up", "performance", 1)]
+    assert [(f.id, f.kind, f.topic, f.max_points) for f in prompt.follow_ups] == [
+        ("and-then", "follow-up", "performance", 1)]
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    (('rubric = [ { id = "names-x"', 'rubric_ = [ { id = "names-x"'), 'prompt "why-slow": rubric must list what a good answer covers'),
+    (('rubric = [\n  { id = "names-x"', 'rubric_ = [\n  { id = "names-x"'),
+     'prompt "why-slow": rubric must list what a good answer covers'),
     (('kind = "diagnosis"', 'kind = "essay"'), "kind must be one of design, diagnosis"),
     (('model_answer.zh-hans = "然后是 Z。"\n', ""), 'follow_up[0]: model_answer.zh-hans is missing'),
     (('points = 2', 'points = 0'), "rubric[0]: points must be a positive whole number"),

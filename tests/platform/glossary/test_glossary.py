@@ -57,5 +57,6 @@ def test_the_glossary_reads_on_a_phone(live_server, page, glossary_content, tran
     page.wait_for_selector("#define-by-run")
     assert page.locator("dl.glossary .term").count() >= 20
     # The glossary's own cards fit the screen (the site-wide top bar is not this page's).
-    widest = page.evaluate("Math.max(...[...document.querySelectorAll('main *')].map(e => e.getBoundingClientRect().right))")
+    widest = page.evaluate(
+        "Math.max(...[...document.querySelectorAll('main *')].map(e => e.getBoundingClientRect().right))")
     assert widest <= 390, f"the glossary is {widest} px wide on a 390 px screen"

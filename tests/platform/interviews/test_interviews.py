@@ -181,7 +181,7 @@ def test_the_scorecard_compares_with_the_previous_attempt_and_points_to_study(ca
     first_card = candidate_client.get(reverse("interviews:attempt", args=[first.pk])).content.decode()
     assert "Practise this topic" in first_card and "In-place ops on saved tensors" in first_card
     history = candidate_client.get(reverse("interviews:home")).content.decode()
-    assert history.count(f'href="/interviews/attempts/') == 2 and "100%" in history
+    assert history.count('href="/interviews/attempts/') == 2 and "100%" in history
 
 
 def test_someone_elses_interview_is_out_of_reach(client, candidate, make_user, synced):
@@ -211,7 +211,8 @@ def test_open_items_are_written_then_scored_by_the_candidate_against_the_rubric(
     open_items = [i for i in items if i.kind == "open"]
     assert [i.snapshot["ref"] for i in open_items] == [
         "compiled-slower-than-eager", "compiled-slower-than-eager/module-int-recompiles",
-        "compiled-slower-than-eager/prove-the-fix", "serve-without-python", "serve-without-python/export-fails-on-branch"]
+        "compiled-slower-than-eager/prove-the-fix", "serve-without-python",
+        "serve-without-python/export-fails-on-branch"]
     for item in items:
         if item.kind == "question":
             answer(candidate_client, attempt, item.position)  # skipped
