@@ -11,6 +11,7 @@ urlpatterns = [
     path("interviews/", include("interviews.urls")),
     path("workbench/", include("workbench.urls")),
     path("api/", include("api.urls")),
+    path("glossary/", include("glossary.urls")),
     path("authoring/", include("authoring.urls")),
     path("", include("submissions.urls")),
 ]
