@@ -40,7 +40,7 @@ def agrees(got, x, weights, biases, what):
     close(np.asarray(got, dtype=np.float64), expected(x, weights, biases), rtol=2e-3, atol=2e-3, what=what)
 
 
-@check(points=1, title={"en": "Matches eager execution on one batch", "zh-hans": "单个批次上与即时执行结果一致"})
+@check(points=1, title={"en": "Matches eager execution on one batch", "zh-hans": "单个批次上与立即执行结果一致"})
 def matches_eager_on_one_batch(student, reference, rng):
     weights, biases = mlp(rng, 4)
     step = student.GraphedMLP(weights, biases, 16)

@@ -49,7 +49,7 @@ def plain_numbers_are_specialised(student, reference, rng):
     replay(student, reference, SCALE, [(ones(3), 2.0), (ones(3), 3.0), (ones(3), 2.0), (ones(3), 2)], "x * k + 1 for several k")
 
 
-@check(points=1, title={"en": "Past the limit it runs eagerly", "zh-hans": "超过上限后改为即时执行"})
+@check(points=1, title={"en": "Past the limit it runs eagerly", "zh-hans": "超过上限后改为立即执行"})
 def past_the_limit_it_runs_eagerly(student, reference, rng):
     calls = [(ones(2), float(k)) for k in range(6)] + [(ones(2), 0.0), (ones(2), 9.0)]
     replay(student, reference, SCALE, calls, "six different k with cache_limit=3", cache_limit=3)
