@@ -15,6 +15,7 @@ from catalog.services import exercise_version_spec
 from grader.pipeline import grade
 from sandbox import Sandbox, SandboxUnavailable, get_sandbox
 from submissions.models import Submission
+from submissions.signals import submission_graded
 from submissions.tasks import GradingRetry, grade_submission
 
 log = logging.getLogger(__name__)
@@ -87,10 +88,26 @@ def _release(submission_id: int) -> None:
 def _store(submission_id: int, result: dict) -> None:
     failed = result["verdict"] == INTERNAL_ERROR
     with transaction.atomic():
-        Submission.objects.filter(id=submission_id, status=Submission.Status.RUNNING).update(
+        stored = Submission.objects.filter(id=submission_id, status=Submission.Status.RUNNING).update(
             status=Submission.Status.FAILED if failed else Submission.Status.GRADED,
             verdict=result["verdict"],
             score=None if failed else result["score"],
             result=result,
             finished_at=timezone.now(),
         )
+        if stored and not failed:
+            submission = Submission.objects.select_related("exercise_version").get(id=submission_id)
+            submission_graded.send(sender=Submission, submission=submission)
+
+
+def submission_requeue(submission_id: int, *, graded_before) -> bool:
+    """Send a finished submission back to be graded again (a regrade); False if it was
+    requeued since ``graded_before`` already, so a redelivered regrade job sends nothing twice."""
+    requeued = Submission.objects.filter(
+        id=submission_id,
+        status__in=[Submission.Status.GRADED, Submission.Status.FAILED],
+        finished_at__lt=graded_before,
+    ).update(status=Submission.Status.QUEUED, started_at=None)
+    if requeued:
+        transaction.on_commit(lambda: grade_submission.delay(submission_id))
+    return bool(requeued)

@@ -28,6 +28,8 @@ INSTALLED_APPS = [
     "submissions",
     "quizzes",
     "interviews",
+    "courses",
+    "leaderboards",
 ]
 
 MIDDLEWARE = [
@@ -72,6 +74,18 @@ AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "catalog:exercise_list"
 LOGOUT_REDIRECT_URL = "login"
+
+# Mail (password resets, course invitations): printed on the console unless told otherwise;
+# EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend plus EMAIL_HOST... for SMTP, or
+# the file backend with EMAIL_FILE_PATH.
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "GraphDojo <noreply@localhost>")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
