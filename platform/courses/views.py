@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from catalog.selectors import exercises_published
 from courses import services
 from courses.analytics import exercise_stats, quiz_stats
 from courses.forms import AssignmentForm, AssistantForm, CourseForm, ItemForm, JoinForm, OverrideForm, RosterForm
@@ -24,7 +25,8 @@ def _errors(error: ValidationError) -> str:
 
 @login_required
 def course_list(request):
-    return render(request, "courses/list.html", {"memberships": memberships_of(request.user), "join": JoinForm()})
+    return render(request, "courses/list.html", {"memberships": memberships_of(request.user), "join": JoinForm(),
+                                                 "exercises": exercises_published()})
 
 
 @login_required
