@@ -23,7 +23,7 @@ class Entry(models.Model):
         constraints = [models.UniqueConstraint(fields=["exercise", "user"], name="one_entry_per_student_exercise")]
         indexes = [
             # The board: one version's entries in board order, read as an index range.
-            models.Index(fields=["exercise_version", "-score", "ratio", "achieved_at"], name="board_order"),
+            models.Index(fields=["exercise_version", "-score", "ratio_low", "ratio", "id"], name="board_order"),
             models.Index(fields=["user"], name="entry_user"),
         ]
 

@@ -2,16 +2,20 @@
 
 A student's rank is 1 + the number of students clearly ahead: a higher score, or, between
 full scores, a ratio interval wholly below theirs. Overlapping intervals so share a rank
-(shown "=3"), and the rank needs no chain of comparisons that noise could reorder.
+(shown "=3"), and no chain of comparisons that noise could reorder decides it. Full scores
+are listed by the low end of their interval, so ranks never decrease down the page.
+
+A board reads a score histogram and the sorted interval ends of the full scores (two
+small aggregate queries), then only the rows of the page shown: its cost grows with the
+page, not with the number of entries or submissions.
 """
 from __future__ import annotations
 
 import bisect
 import math
-from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import F, Sum
+from django.db.models import Count, F, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from accounts.models import User
@@ -21,7 +25,8 @@ from leaderboards.models import Entry
 from leaderboards.services import FULL_SCORE
 
 PAGE_SIZE = 50
-ROW_FIELDS = ("user_id", "score", "ratio", "ratio_low", "ratio_high", "achieved_at",
+BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "id")
+ROW_FIELDS = ("user_id", "score", "ratio", "ratio_low", "ratio_high",
               "user__pseudonym", "user__username", "user__first_name", "user__last_name")
 
 
@@ -53,65 +58,108 @@ class Board:
     your_page: int | None
 
 
-def _ranks(keys: list[tuple[float, float, float]]) -> list[int]:
-    """keys: (score, low, high) in board order. Rank = 1 + those clearly ahead."""
-    scores_desc = sorted((-score for score, _, _ in keys))
-    full_highs = sorted(high for score, _, high in keys if score >= FULL_SCORE)
-    ranks = []
-    for score, low, high in keys:
-        ahead = bisect.bisect_left(scores_desc, -score)  # strictly higher scores
-        if score >= FULL_SCORE:
-            ahead += bisect.bisect_left(full_highs, low)  # full scores whose interval ends below ours
-        ranks.append(ahead + 1)
-    return ranks
+class Ranking:
+    """Ranks from a score histogram and the sorted interval ends of the full scores."""
+
+    def __init__(self, histogram: dict[float, int], lows: list[float], highs: list[float]):
+        self.histogram = histogram
+        self.scores = sorted(histogram, reverse=True)
+        self.lows, self.highs = sorted(lows), sorted(highs)
+        self.total = sum(histogram.values())
+
+    def higher(self, score: float) -> int:
+        return sum(n for s, n in self.histogram.items() if s > score)
+
+    def rank(self, score: float, low: float | None) -> tuple[int, bool]:
+        """(rank, shared) of an entry."""
+        ahead = self.higher(score)
+        if score < FULL_SCORE or low is None:
+            return ahead + 1, self.histogram.get(score, 0) > 1 if score < FULL_SCORE else self._untimed_shared()
+        below = bisect.bisect_left(self.highs, low)  # full scores whose interval ends below ours
+        # Everyone whose low end falls in the same gap between two high ends has this rank.
+        floor = self.highs[below - 1] if below else -math.inf
+        ceiling = self.highs[below] if below < len(self.highs) else math.inf
+        same = bisect.bisect_right(self.lows, ceiling) - bisect.bisect_right(self.lows, floor)
+        return ahead + below + 1, same > 1
+
+    def _untimed_shared(self) -> bool:
+        return sum(n for s, n in self.histogram.items() if s >= FULL_SCORE) > 1
+
+    def position(self, score: float, low: float | None) -> int:
+        """0-based place in board order (ties between equal keys aside)."""
+        ahead = self.higher(score)
+        if score >= FULL_SCORE and low is not None:
+            ahead += bisect.bisect_left(self.lows, low)
+        return ahead
 
 
-def _board(raw: list[tuple], *, viewer: User, page: int, real_names: bool) -> Board:
-    """raw: ROW_FIELDS tuples in board order."""
-    keys = [(r[1], r[3] if r[3] is not None else 0.0, r[4] if r[4] is not None else math.inf) for r in raw]
-    ranks = _ranks(keys)
-    counts = Counter(ranks)
+def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool) -> Row:
+    user_id, score, ratio, low, high, pseudonym, username, first, last = values
+    rank, shared = ranking.rank(score, low)
+    real = f"{first} {last}".strip() or username
+    return Row(rank, shared, user_id, pseudonym, real if real_names else "", score, ratio, low, high,
+               is_you=user_id == viewer.id)
 
-    def row(i: int) -> Row:
-        user_id, score, ratio, low, high, _at, pseudonym, username, first, last = raw[i]
-        real = f"{first} {last}".strip() or username
-        return Row(ranks[i], counts[ranks[i]] > 1, user_id, pseudonym, real if real_names else "", score,
-                   ratio, low, high, is_you=user_id == viewer.id)
 
-    pages = max(1, math.ceil(len(raw) / PAGE_SIZE))
+def _board(entries: QuerySet[Entry], *, viewer: User, page: int, real_names: bool) -> Board:
+    histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
+    ends = list(entries.filter(score__gte=FULL_SCORE, ratio_low__isnull=False).order_by()
+                .values_list("ratio_low", "ratio_high"))
+    ranking = Ranking(histogram, [low for low, _ in ends], [high for _, high in ends])
+    pages = max(1, math.ceil(ranking.total / PAGE_SIZE))
     page = min(max(1, page), pages)
     start = (page - 1) * PAGE_SIZE
-    rows = [row(i) for i in range(start, min(start + PAGE_SIZE, len(raw)))]
-    mine = next((i for i, r in enumerate(raw) if r[0] == viewer.id), None)
-    return Board(rows, len(raw), page, pages, row(mine) if mine is not None else None,
-                 mine // PAGE_SIZE + 1 if mine is not None else None)
+    rows = [_row(v, ranking, viewer, real_names)
+            for v in entries.order_by(*BOARD_ORDER).values_list(*ROW_FIELDS)[start:start + PAGE_SIZE]]
+    you = next((r for r in rows if r.is_you), None)
+    your_page = page if you else None
+    if you is None:
+        mine = entries.filter(user_id=viewer.id).values_list(*ROW_FIELDS).first()
+        if mine is not None:
+            you = _row(mine, ranking, viewer, real_names)
+            your_page = ranking.position(you.score, you.low) // PAGE_SIZE + 1
+    return Board(rows, ranking.total, page, pages, you, your_page)
 
 
 def exercise_board(exercise: Exercise, *, viewer: User, page: int = 1, course: Course | None = None,
                    real_names: bool = False) -> Board:
-    """The exercise's board (site-wide, or among a course's students): one query for the rows."""
+    """The exercise's board, site-wide (without those who hide) or among a course's students."""
     entries = Entry.objects.filter(exercise_version_id=exercise.current_version_id)
     if course is None:
         entries = entries.filter(user__hide_from_public_boards=False) | entries.filter(user_id=viewer.id)
     else:
         entries = entries.filter(user__memberships__course=course, user__memberships__role=Membership.Role.STUDENT)
-    raw = list(entries.order_by("-score", F("ratio").asc(nulls_last=True), "achieved_at", "user_id")
-               .values_list(*ROW_FIELDS))
-    return _board(raw, viewer=viewer, page=page, real_names=real_names)
+    return _board(entries, viewer=viewer, page=page, real_names=real_names)
 
 
 def course_board(course: Course, *, viewer: User, page: int = 1, real_names: bool = False) -> Board:
     """Students by total points over the course's items; equal totals share a rank."""
-    totals = (ItemScore.objects.filter(item__assignment__course=course, user__memberships__course=course,
-                                       user__memberships__role=Membership.Role.STUDENT)
-              .values("user_id").annotate(total=Sum(Coalesce("override_points", "points"))))
-    total_of = {t["user_id"]: t["total"] or 0.0 for t in totals}
+    totals = dict(ItemScore.objects.filter(item__assignment__course=course).values_list("user_id")
+                  .annotate(total=Sum(Coalesce("override_points", "points"))).order_by())
     students = User.objects.filter(memberships__course=course, memberships__role=Membership.Role.STUDENT).values_list(
         "id", "pseudonym", "username", "first_name", "last_name")
-    raw = sorted(((uid, total_of.get(uid, 0.0), None, None, None, None, p, u, f, la) for uid, p, u, f, la in students),
+    raw = sorted(((uid, totals.get(uid) or 0.0, None, None, None, p, u, f, la) for uid, p, u, f, la in students),
                  key=lambda r: (-r[1], r[0]))
-    # Totals are exact and (score, 0, inf) keys never overlap-share: equal totals share a rank.
-    return _board(raw, viewer=viewer, page=page, real_names=real_names)
+    histogram: dict[float, int] = {}
+    for r in raw:
+        histogram[r[1]] = histogram.get(r[1], 0) + 1
+    # Points are exact: rank by total alone (no intervals), equal totals share.
+    ranking = Ranking(histogram, [], [])
+    pages = max(1, math.ceil(len(raw) / PAGE_SIZE))
+    page = min(max(1, page), pages)
+    start = (page - 1) * PAGE_SIZE
+
+    def row(values: tuple) -> Row:
+        user_id, total, *_rest, pseudonym, username, first, last = values
+        rank = ranking.higher(total) + 1
+        real = f"{first} {last}".strip() or username
+        return Row(rank, histogram[total] > 1, user_id, pseudonym, real if real_names else "", total,
+                   is_you=user_id == viewer.id)
+
+    rows = [row(r) for r in raw[start:start + PAGE_SIZE]]
+    mine = next((i for i, r in enumerate(raw) if r[0] == viewer.id), None)
+    return Board(rows, len(raw), page, pages, row(raw[mine]) if mine is not None else None,
+                 mine // PAGE_SIZE + 1 if mine is not None else None)
 
 
 def stale_progress(exercise: Exercise) -> tuple[int, int]:
