@@ -102,8 +102,13 @@ def quiz_stats(course: Course, item: AssignmentItem) -> list[QuestionStats]:
         if not correct:
             labels = {c["id"]: localized(c.get("text", {})) if isinstance(c.get("text"), dict) else str(c.get("text", c["id"]))
                       for c in snapshot.get("choices", [])}
-            for picked in response if isinstance(response, list) and snapshot.get("type") == "multiple" else [response]:
-                q["wrong"][labels.get(picked, str(picked))] += 1
+            picks = response if snapshot.get("type") == "multiple" and isinstance(response, list) else [response]
+            for picked in picks:
+                if isinstance(picked, list):  # an ordering: the order given
+                    label = " › ".join(labels.get(str(p), str(p)) for p in picked)
+                else:
+                    label = labels.get(picked, str(picked)) if isinstance(picked, str) else str(picked)
+                q["wrong"][label] += 1
     result = []
     for uid, q in per_question.items():
         discrimination = (q["top"][0] / q["top"][1] - q["bottom"][0] / q["bottom"][1]

@@ -216,3 +216,51 @@ def test_analytics_show_verdicts_failing_checks_and_ratios(client):
     data = page.context["charts"][0]
     assert dict(data["verdicts"]) == {"WRONG_ANSWER": 4, "ACCEPTED": 4}
     assert sum(data["ratios"]["counts"]) == 4 and "vendor/chartjs/chart.umd.min.js" in text
+
+
+def wrong_fields(snapshot: dict) -> dict:
+    """A well-formed wrong answer of the question's kind."""
+    kind, key, ids = snapshot["type"], snapshot["key"]["answer"], [c["id"] for c in snapshot["choices"]]
+    if kind in ("single", "code_output") and ids:
+        return {"answer": [next(i for i in ids if i != key)]}
+    if kind == "multiple":
+        return {"answer": [next(i for i in ids if i not in key)]}
+    if kind == "true_false":
+        return {"answer": ["false" if key else "true"]}
+    if kind == "numeric":
+        return {"answer": [f"{key + 1000:g}"]}
+    if kind == "ordering":
+        return {f"rank-{c}": [str(r)] for r, c in enumerate(reversed(key), start=1)}
+    return {"answer": ["something else entirely"]}
+
+
+def test_a_finished_quiz_counts_and_its_questions_are_analysed(client, content_dir):
+    from quizzes.models import Bank
+    from quizzes.services import quiz_answer_save, quiz_content_sync, quiz_finish, quiz_start_bank
+    from tests.platform.quizzes.test_quizzes import right_fields
+
+    assert not quiz_content_sync(content_dir).errors
+    bank = Bank.objects.get(uid="autograd-pitfalls")
+    students = [make.user() for _ in range(8)]
+    course = make.course(students=students)
+    assignment, _ = make.assignment(course)
+    item = assignment.items.create(kind="quiz", bank=bank, points=10)
+    for i, student in enumerate(students):
+        attempt = quiz_start_bank(user=student, bank=bank, timed=False)
+        for answer in attempt.items.all():
+            # The first question everyone gets right (it separates no one); the rest only the strong half.
+            right = answer.position == 1 or i >= 4
+            fields = {k: [v] if isinstance(v, str) else v for k, v in right_fields(answer).items()} if right \
+                else wrong_fields(answer.snapshot)
+            quiz_answer_save(user=student, attempt_id=attempt.pk, position=answer.position, fields=fields)
+        quiz_finish(user=student, attempt_id=attempt.pk)
+    scores = dict(ItemScore.objects.filter(item=item).values_list("user_id", "points"))
+    assert scores[students[7].pk] == 10 and 0 < scores[students[0].pk] < 10
+    client.force_login(course.memberships.get(role="instructor").user)
+    page = client.get(reverse("courses:analytics", args=[course.pk]))
+    (_, questions), = page.context["quizzes"]
+    first_uid = bank.question_uids[0]
+    by_uid = {q.uid: q for q in questions}
+    assert by_uid[first_uid].difficulty == 1.0 and by_uid[first_uid].weak
+    other = by_uid[bank.question_uids[1]]
+    assert (other.difficulty, other.discrimination) == (0.5, 1.0) and other.wrong_choices
