@@ -132,12 +132,15 @@ def main() -> None:
             break
 
     RESULTS.mkdir(exist_ok=True)
-    document = {"sizes": sizes, "runs": RUNS, "pages": results, "store_verdict": store,
+    load = [round(x, 1) for x in os.getloadavg()]
+    document = {"load_average_1_5_15": load, "cpus": os.cpu_count(), "sizes": sizes, "runs": RUNS, "pages": results, "store_verdict": store,
                 "store_ratio_long_history_vs_none": round(store_ratio, 2), "heaviest_queries": heaviest,
                 "targets": {"p95_ms": TARGET_MS, "queries": TARGET_QUERIES}}
     (RESULTS / "leaderboards.json").write_text(json.dumps(document, indent=2) + "\n")
     lines = ["# Leaderboards and gradebook at scale (PostgreSQL)", "",
-             "Sizes: " + ", ".join(f"{k} {v:,}" for k, v in sizes.items()) + f"; {RUNS} requests per page.", "",
+             "Sizes: " + ", ".join(f"{k} {v:,}" for k, v in sizes.items()) + f"; {RUNS} requests per page.",
+             f"Measured {time.strftime('%Y-%m-%d %H:%M')} on {os.cpu_count()} CPUs, load average {load} "
+             "(the machine is shared; times move with its load, query counts do not).", "",
              "| page | p50 ms | p95 ms | queries | target |", "|---|---|---|---|---|"]
     for name, r in results.items():
         ok = r["p95_ms"] <= TARGET_MS and r["max_queries"] <= TARGET_QUERIES

@@ -15,6 +15,11 @@ class User(AbstractUser):
     pseudonym = models.CharField(_("pseudonym"), max_length=40, unique=True, default=pseudonym_generate)
     hide_from_public_boards = models.BooleanField(_("hide me from site-wide leaderboards"), default=False)
 
+    class Meta(AbstractUser.Meta):
+        swappable = "AUTH_USER_MODEL"
+        # Site-wide boards leave out the few who hide: found here without reading every user.
+        indexes = [models.Index(fields=["id"], condition=models.Q(hide_from_public_boards=True), name="user_hidden")]
+
     @property
     def is_instructor(self) -> bool:
         return self.role == self.Role.INSTRUCTOR
