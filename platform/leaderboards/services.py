@@ -60,6 +60,12 @@ def stale_entries_regrade(exercise: Exercise) -> list[int]:
     """Submit every stale entry's code again under the current version (graded in the
     background); returns the new submissions' ids, whose progress the board shows."""
     stale = Entry.objects.filter(exercise=exercise).exclude(exercise_version=exercise.current_version_id)
+    queued = []
     with transaction.atomic():
-        return [submission_create(user=e.user, exercise=exercise, code=e.submission.code).id
-                for e in stale.select_related("user", "submission")]
+        for entry in stale.select_related("user", "submission"):
+            code = entry.submission.code
+            # Idempotent: the same code already sent under this version is not sent twice.
+            if not Submission.objects.filter(user=entry.user, exercise_version=exercise.current_version_id,
+                                             code=code).exists():
+                queued.append(submission_create(user=entry.user, exercise=exercise, code=code).id)
+    return queued
