@@ -11,6 +11,7 @@ heaviest queries are explained (EXPLAIN ANALYZE).
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/gd_bench python -m bench leaderboards
 Targets: p95 <= 150 ms and <= 10 queries per page.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,8 @@ def main() -> None:
     from accounts.models import User
     from catalog.models import Exercise
     from courses.models import Course, Membership
-    from submissions.models import Submission
-    from submissions.services import _store
+    from grading.models import Submission
+    from grading.worker import _store
 
     if connection.vendor != "postgresql":
         print("leaderboards bench skipped: set DATABASE_URL to a PostgreSQL database of its own")
@@ -64,14 +65,20 @@ def main() -> None:
     exercise = Exercise.objects.get(slug="bench-exercise-00")
     pages = {
         "exercise leaderboard (site-wide)": (student, f"/boards/exercises/{exercise.slug}/"),
-        "exercise leaderboard (500-student course)": (student, f"/boards/exercises/{exercise.slug}/course/{course.pk}/"),
+        "exercise leaderboard (500-student course)": (
+            student,
+            f"/boards/exercises/{exercise.slug}/course/{course.pk}/",
+        ),
         "course leaderboard (500 students)": (student, f"/boards/courses/{course.pk}/"),
         "gradebook (500 students)": (instructor, f"/courses/{course.pk}/gradebook/"),
     }
-    sizes = {"students": User.objects.filter(role="student").count(), "courses": Course.objects.count(),
-             "submissions": Submission.objects.count(),
-             "entries on the board": exercise.board_entries.count(),
-             "students in the course": course.memberships.filter(role="student").count()}
+    sizes = {
+        "students": User.objects.filter(role="student").count(),
+        "courses": Course.objects.count(),
+        "submissions": Submission.objects.count(),
+        "entries on the board": exercise.board_entries.count(),
+        "students in the course": course.memberships.filter(role="student").count(),
+    }
     print(sizes, flush=True)
     results, all_queries = {}, []
     for name, (viewer, url) in pages.items():
@@ -89,24 +96,40 @@ def main() -> None:
             counts.append(len(queries))
             all_queries.extend((float(q["time"]), q["sql"], name) for q in queries)
         times.sort()
-        results[name] = {"p50_ms": round(statistics.median(times), 1),
-                         "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1),
-                         "max_queries": max(counts), "bytes": len(response.content)}
+        results[name] = {
+            "p50_ms": round(statistics.median(times), 1),
+            "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1),
+            "max_queries": max(counts),
+            "bytes": len(response.content),
+        }
         print(name, results[name], flush=True)
 
     # Storing a verdict: a student with the longest history against one with none.
-    heavy_id = (Submission.objects.values("user_id").order_by().annotate(n=__import__("django").db.models.Count("id"))
-                .order_by("-n").values_list("user_id", "n")[0])
+    heavy_id = (
+        Submission.objects.values("user_id")
+        .order_by()
+        .annotate(n=__import__("django").db.models.Count("id"))
+        .order_by("-n")
+        .values_list("user_id", "n")[0]
+    )
     fresh = User.objects.create_user("bench-fresh-student", password=None)
     Membership.objects.create(course=course, user=fresh, role="student")
     store = {}
     for label, user_id in (("long history (%d submissions)" % heavy_id[1], heavy_id[0]), ("no history", fresh.id)):
         times, counts = [], []
         for i in range(RUNS):
-            sub = Submission.objects.create(user_id=user_id, exercise_version=exercise.current_version,
-                                            code=f"# store {i}\n", status=Submission.Status.RUNNING)
-            result = {"verdict": "ACCEPTED", "score": 1.0, "checks": [],
-                      "perf": {"cases": [{"name": "speed", "ratio": 1.0 + i / 100, "interval": [0.95, 1.1]}]}}
+            sub = Submission.objects.create(
+                user_id=user_id,
+                exercise_version=exercise.current_version,
+                code=f"# store {i}\n",
+                status=Submission.Status.RUNNING,
+            )
+            result = {
+                "verdict": "ACCEPTED",
+                "score": 1.0,
+                "checks": [],
+                "perf": {"cases": [{"name": "speed", "ratio": 1.0 + i / 100, "interval": [0.95, 1.1]}]},
+            }
             with CaptureQueriesContext(connection) as queries:
                 started = time.perf_counter()
                 _store(sub.id, result)
@@ -133,24 +156,47 @@ def main() -> None:
 
     RESULTS.mkdir(exist_ok=True)
     load = [round(x, 1) for x in os.getloadavg()]
-    document = {"load_average_1_5_15": load, "cpus": os.cpu_count(), "sizes": sizes, "runs": RUNS, "pages": results, "store_verdict": store,
-                "store_ratio_long_history_vs_none": round(store_ratio, 2), "heaviest_queries": heaviest,
-                "targets": {"p95_ms": TARGET_MS, "queries": TARGET_QUERIES}}
+    document = {
+        "load_average_1_5_15": load,
+        "cpus": os.cpu_count(),
+        "sizes": sizes,
+        "runs": RUNS,
+        "pages": results,
+        "store_verdict": store,
+        "store_ratio_long_history_vs_none": round(store_ratio, 2),
+        "heaviest_queries": heaviest,
+        "targets": {"p95_ms": TARGET_MS, "queries": TARGET_QUERIES},
+    }
     (RESULTS / "leaderboards.json").write_text(json.dumps(document, indent=2) + "\n")
-    lines = ["# Leaderboards and gradebook at scale (PostgreSQL)", "",
-             "Sizes: " + ", ".join(f"{k} {v:,}" for k, v in sizes.items()) + f"; {RUNS} requests per page.",
-             f"Measured {time.strftime('%Y-%m-%d %H:%M')} on {os.cpu_count()} CPUs, load average {load} "
-             "(the machine is shared; times move with its load, query counts do not).", "",
-             "| page | p50 ms | p95 ms | queries | target |", "|---|---|---|---|---|"]
+    lines = [
+        "# Leaderboards and gradebook at scale (PostgreSQL)",
+        "",
+        "Sizes: " + ", ".join(f"{k} {v:,}" for k, v in sizes.items()) + f"; {RUNS} requests per page.",
+        f"Measured {time.strftime('%Y-%m-%d %H:%M')} on {os.cpu_count()} CPUs, load average {load} "
+        "(the machine is shared; times move with its load, query counts do not).",
+        "",
+        "| page | p50 ms | p95 ms | queries | target |",
+        "|---|---|---|---|---|",
+    ]
     for name, r in results.items():
         ok = r["p95_ms"] <= TARGET_MS and r["max_queries"] <= TARGET_QUERIES
-        lines.append(f"| {name} | {r['p50_ms']} | {r['p95_ms']} | {r['max_queries']} | "
-                     f"≤ {TARGET_MS} ms, ≤ {TARGET_QUERIES} queries: {'met' if ok else 'MISSED'} |")
-    lines += ["", "| storing a verdict (with the best-per-student row and item scores) | median ms | queries |",
-              "|---|---|---|"]
+        lines.append(
+            f"| {name} | {r['p50_ms']} | {r['p95_ms']} | {r['max_queries']} | "
+            f"≤ {TARGET_MS} ms, ≤ {TARGET_QUERIES} queries: {'met' if ok else 'MISSED'} |"
+        )
+    lines += [
+        "",
+        "| storing a verdict (with the best-per-student row and item scores) | median ms | queries |",
+        "|---|---|---|",
+    ]
     lines += [f"| {label} | {r['median_ms']} | {r['queries']} |" for label, r in store.items()]
-    lines += ["", f"Long history / no history: {store_ratio:.2f}x (O(1) in the number of submissions).", "",
-              "## The three heaviest queries", ""]
+    lines += [
+        "",
+        f"Long history / no history: {store_ratio:.2f}x (O(1) in the number of submissions).",
+        "",
+        "## The three heaviest queries",
+        "",
+    ]
     for q in heaviest:
         lines += [f"### {q['page']}: {q['ms']} ms", "", "```sql", q["sql"], "```", "", "```", q["plan"], "```", ""]
     (RESULTS / "leaderboards.md").write_text("\n".join(lines))

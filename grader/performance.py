@@ -1,6 +1,7 @@
 """One number for a submission's speed, read from a stored verdict document: the geometric
 mean over the performance cases of the median ratio (student / baseline; lower is faster),
 with the geometric means of the 95 % interval ends. Standard library only."""
+
 from __future__ import annotations
 
 import math

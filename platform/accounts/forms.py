@@ -23,7 +23,9 @@ class BoardIdentityForm(forms.ModelForm):
     class Meta:
         model = User
         fields = ("pseudonym", "hide_from_public_boards")
-        help_texts = {"pseudonym": _("What other students see on leaderboards. Instructors see your name in their course.")}
+        help_texts = {
+            "pseudonym": _("What other students see on leaderboards. Instructors see your name in their course.")
+        }
 
     def clean_pseudonym(self) -> str:
         name = self.cleaned_data["pseudonym"].strip()

@@ -1,13 +1,50 @@
 """Generated pseudonyms: what a student is called on public boards until they choose a name."""
+
 import secrets
 
 ADJECTIVES = (
-    "swift", "quiet", "eager", "lazy", "static", "dynamic", "fused", "sparse", "dense", "traced",
-    "frozen", "jitted", "tiled", "strided", "pinned", "patient", "bold", "brisk", "calm", "keen",
+    "swift",
+    "quiet",
+    "eager",
+    "lazy",
+    "static",
+    "dynamic",
+    "fused",
+    "sparse",
+    "dense",
+    "traced",
+    "frozen",
+    "jitted",
+    "tiled",
+    "strided",
+    "pinned",
+    "patient",
+    "bold",
+    "brisk",
+    "calm",
+    "keen",
 )
 NOUNS = (
-    "tensor", "graph", "kernel", "tape", "node", "edge", "gradient", "operator", "buffer", "scheduler",
-    "compiler", "tracer", "planner", "vertex", "shape", "stride", "loop", "dispatcher", "autograd", "op",
+    "tensor",
+    "graph",
+    "kernel",
+    "tape",
+    "node",
+    "edge",
+    "gradient",
+    "operator",
+    "buffer",
+    "scheduler",
+    "compiler",
+    "tracer",
+    "planner",
+    "vertex",
+    "shape",
+    "stride",
+    "loop",
+    "dispatcher",
+    "autograd",
+    "op",
 )
 
 

@@ -1,6 +1,7 @@
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -8,7 +9,7 @@ from django.utils.translation import gettext as _
 from accounts.forms import BoardIdentityForm, SignUpForm
 
 
-def _safe_next(request) -> str | None:
+def _safe_next(request: HttpRequest) -> str | None:
     target = request.POST.get("next") or request.GET.get("next")
     if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
         return target
@@ -21,8 +22,10 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, _("Welcome! Your leaderboard name is %(name)s; change it any time.") % {"name": user.pseudonym})
-        return redirect(_safe_next(request) or "catalog:exercise_list")
+        messages.success(
+            request, _("Welcome! Your leaderboard name is %(name)s; change it any time.") % {"name": user.pseudonym}
+        )
+        return redirect(_safe_next(request) or "submissions:exercise_list")
     return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request) or ""})
 
 

@@ -10,8 +10,8 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("courses/", include("courses.urls")),
     path("boards/", include("leaderboards.urls")),
-    path("submissions/", include("submissions.urls")),
     path("quizzes/", include("quizzes.urls")),
     path("interviews/", include("interviews.urls")),
-    path("", include("catalog.urls")),
+    path("authoring/", include("authoring.urls")),
+    path("", include("submissions.urls")),
 ]

@@ -44,15 +44,22 @@ class AssignmentForm(forms.ModelForm):
 class ItemForm(forms.Form):
     exercise = forms.ModelChoiceField(queryset=exercises_published(), required=False, label=_("Coding exercise"))
     bank = forms.ModelChoiceField(queryset=Bank.objects.filter(retired=False), required=False, label=_("Quiz"))
-    interview = forms.ModelChoiceField(queryset=InterviewTemplate.objects.filter(retired=False), required=False,
-                                       label=_("Mock interview"))
+    interview = forms.ModelChoiceField(
+        queryset=InterviewTemplate.objects.filter(retired=False), required=False, label=_("Mock interview")
+    )
     points = forms.IntegerField(min_value=1, max_value=1000, initial=10, label=_("Points"))
 
     def clean(self):
         data = super().clean()
-        chosen = [(kind, data.get(name)) for kind, name in
-                  ((AssignmentItem.Kind.EXERCISE, "exercise"), (AssignmentItem.Kind.QUIZ, "bank"),
-                   (AssignmentItem.Kind.INTERVIEW, "interview")) if data.get(name)]
+        chosen = [
+            (kind, data.get(name))
+            for kind, name in (
+                (AssignmentItem.Kind.EXERCISE, "exercise"),
+                (AssignmentItem.Kind.QUIZ, "bank"),
+                (AssignmentItem.Kind.INTERVIEW, "interview"),
+            )
+            if data.get(name)
+        ]
         if len(chosen) != 1:
             raise forms.ValidationError(_("Choose exactly one exercise, quiz or interview."))
         data["kind"], data["target"] = chosen[0]

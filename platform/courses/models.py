@@ -1,5 +1,6 @@
 """Courses, who is in them (students, assistants, instructors), assignments, and each
 student's standing on each assignment item, kept current as verdicts and attempts arrive."""
+
 import secrets
 
 from django.conf import settings
@@ -7,7 +8,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.models import chinese
+from catalog.languages import chinese
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 
@@ -70,14 +71,18 @@ class Assignment(models.Model):
     # Held by the server: what counts is when the server received the work.
     opens_at = models.DateTimeField(_("opens at"))
     due_at = models.DateTimeField(_("due at"))
-    late_policy = models.CharField(_("late policy"), max_length=10, choices=LatePolicy.choices, default=LatePolicy.REFUSE)
+    late_policy = models.CharField(
+        _("late policy"), max_length=10, choices=LatePolicy.choices, default=LatePolicy.REFUSE
+    )
     penalty_per_day = models.FloatField(_("penalty per day late (%)"), default=10)
 
     class Meta:
         ordering = ["course", "position", "id"]
         constraints = [
             models.CheckConstraint(condition=Q(due_at__gt=models.F("opens_at")), name="assignment_due_after_open"),
-            models.CheckConstraint(condition=Q(penalty_per_day__gte=0, penalty_per_day__lte=100), name="penalty_is_a_share"),
+            models.CheckConstraint(
+                condition=Q(penalty_per_day__gte=0, penalty_per_day__lte=100), name="penalty_is_a_share"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -118,16 +123,20 @@ class AssignmentItem(models.Model):
                 name="item_names_one_thing_of_its_kind",
             )
         ]
-        indexes = [models.Index(fields=["exercise_version"]), models.Index(fields=["bank"]), models.Index(fields=["interview"])]
+        indexes = [
+            models.Index(fields=["exercise_version"]),
+            models.Index(fields=["bank"]),
+            models.Index(fields=["interview"]),
+        ]
 
     def __str__(self) -> str:
         return f"{self.assignment} #{self.position} ({self.kind})"
 
     @property
     def title(self) -> str:
-        if self.exercise_version_id:
-            return self.exercise_version.title
-        return (self.bank or self.interview).title
+        target = self.exercise_version or self.bank or self.interview
+        assert target is not None, "the item_names_one_thing_of_its_kind constraint keeps one set"
+        return target.title
 
 
 class ItemScore(models.Model):
@@ -140,7 +149,9 @@ class ItemScore(models.Model):
     days_late = models.PositiveSmallIntegerField(default=0)
     late_refused = models.PositiveIntegerField(default=0, help_text="Late attempts that did not count")
     attempts = models.PositiveIntegerField(default=0)
-    submission = models.ForeignKey("submissions.Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    submission = models.ForeignKey(
+        "grading.Submission", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     override_points = models.FloatField(null=True, blank=True, help_text="Set by a ScoreOverride; wins over points")
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -1,5 +1,6 @@
 """Reads for courses. Every page of a course goes through course_for(), which answers 404
 to anyone outside it, so one user never learns of another's course."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,16 +10,18 @@ from django.http import Http404
 
 from accounts.models import User
 from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership, RegradeJob
+from grading.models import Submission
 from interviews.models import InterviewAttempt
 from quizzes.models import QuizAttempt
-from submissions.models import Submission
 
 
 def memberships_of(user: User) -> QuerySet[Membership]:
     return Membership.objects.filter(user=user).select_related("course").order_by("-course__created_at")
 
 
-def course_for(user: User, course_id: int, *, staff: bool = False, instructor: bool = False) -> tuple[Course, Membership]:
+def course_for(
+    user: User, course_id: int, *, staff: bool = False, instructor: bool = False
+) -> tuple[Course, Membership]:
     """The course and the user's place in it; 404 unless they belong (with the role asked)."""
     membership = Membership.objects.select_related("course").filter(course_id=course_id, user=user).first()
     if membership is None:
@@ -37,16 +40,22 @@ def assignments_of(course: Course) -> QuerySet[Assignment]:
 
 def students_of(course: Course) -> QuerySet[User]:
     return User.objects.filter(memberships__course=course, memberships__role=Membership.Role.STUDENT).order_by(
-        "last_name", "first_name", "username")
+        "last_name", "first_name", "username"
+    )
 
 
 def staff_of(course: Course) -> QuerySet[Membership]:
-    return course.memberships.exclude(role=Membership.Role.STUDENT).select_related("user").order_by("role", "user__username")
+    return (
+        course.memberships.exclude(role=Membership.Role.STUDENT)
+        .select_related("user")
+        .order_by("role", "user__username")
+    )
 
 
 @dataclass(slots=True)
 class Cell:
     """One gradebook cell: read as a tuple, not a model (a big course has thousands)."""
+
     points: float | None
     override_points: float | None
     days_late: int
@@ -80,11 +89,12 @@ def gradebook(course: Course) -> Gradebook:
     column = {item.id: i for i, item in enumerate(items)}
     rows = {student.id: GradebookRow(student, [None] * len(items)) for student in students_of(course)}
     scores = ItemScore.objects.filter(item__assignment__course=course).values_list(
-        "user_id", "item_id", "points", "override_points", "days_late", "late_refused", "attempts")
-    for user_id, item_id, *values in scores:
+        "user_id", "item_id", "points", "override_points", "days_late", "late_refused", "attempts"
+    )
+    for user_id, item_id, points, override, days_late, late_refused, attempts in scores:
         row = rows.get(user_id)
         if row is not None:  # a student who left keeps their scores, off the book
-            cell = row.cells[column[item_id]] = Cell(*values)
+            cell = row.cells[column[item_id]] = Cell(points, override, days_late, late_refused, attempts)
             row.total += cell.effective or 0
     return Gradebook(assignments, items, list(rows.values()), sum(item.points for item in items))
 
@@ -104,12 +114,19 @@ def student_record(course: Course, student: User, items: list[AssignmentItem]) -
     interviews = [i.interview_id for i in items if i.interview_id]
     return StudentRecord(
         scores={s.item_id: s for s in ItemScore.objects.filter(item__in=items, user=student)},
-        submissions=list(Submission.objects.filter(user=student, exercise_version_id__in=versions)
-                         .select_related("exercise_version")[:200]),
-        quiz_attempts=list(QuizAttempt.objects.filter(user=student, bank_id__in=banks).select_related("bank")
-                           .annotate(answered=Count("items__answered_at"))),
-        interview_attempts=list(InterviewAttempt.objects.filter(user=student, template_id__in=interviews)
-                                .select_related("template")),
+        submissions=list(
+            Submission.objects.filter(user=student, exercise_version_id__in=versions).select_related(
+                "exercise_version"
+            )[:200]
+        ),
+        quiz_attempts=list(
+            QuizAttempt.objects.filter(user=student, bank_id__in=banks)
+            .select_related("bank")
+            .annotate(answered=Count("items__answered_at"))
+        ),
+        interview_attempts=list(
+            InterviewAttempt.objects.filter(user=student, template_id__in=interviews).select_related("template")
+        ),
     )
 
 
@@ -129,7 +146,8 @@ class JobProgress:
 
 def regrade_progress(job: RegradeJob) -> JobProgress:
     done = Submission.objects.filter(
-        id__in=job.submission_ids, status__in=[Submission.Status.GRADED, Submission.Status.FAILED],
+        id__in=job.submission_ids,
+        status__in=[Submission.Status.GRADED, Submission.Status.FAILED],
         finished_at__gte=job.created_at,
     ).count()
     return JobProgress(job, done)

@@ -1,8 +1,10 @@
 """Writes for courses: creation, enrolment (code, roster file, assistants), assignments,
 item scores kept current as work is graded, overrides with their audit, regrade jobs."""
+
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 from dataclasses import dataclass
@@ -23,8 +25,8 @@ from accounts.models import User
 from catalog.models import Exercise
 from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership, RegradeJob, ScoreOverride
 from courses.tasks import regrade_job_run
-from submissions.models import Submission
-from submissions.services import submission_create, submission_requeue
+from grading.models import Submission
+from grading.services import submission_create, submission_requeue
 
 ROSTER_MAX_BYTES = 512 * 1024
 ROSTER_MAX_ROWS = 5000
@@ -106,7 +108,7 @@ def roster_import(*, course: Course, data: bytes, base_url: str) -> RosterResult
                 user.set_unusable_password()
                 user.save()
                 result.created.append(username)
-                transaction.on_commit(lambda u=user: _invite(u, course, base_url))
+                transaction.on_commit(functools.partial(_invite, user, course, base_url))
             Membership.objects.get_or_create(course=course, user=user, defaults={"role": Membership.Role.STUDENT})
             result.enrolled.append(username)
     return result
@@ -115,10 +117,16 @@ def roster_import(*, course: Course, data: bytes, base_url: str) -> RosterResult
 def _invite(user: User, course: Course, base_url: str) -> None:
     link = base_url + reverse(
         "accounts:password_reset_confirm",
-        kwargs={"uidb64": urlsafe_base64_encode(force_bytes(user.pk)), "token": default_token_generator.make_token(user)},
+        kwargs={
+            "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
+            "token": default_token_generator.make_token(user),
+        },
     )
     body = _("You are enrolled in %(course)s on GraphDojo as %(username)s. Choose your password here: %(link)s") % {
-        "course": course.title_en, "username": user.username, "link": link}
+        "course": course.title_en,
+        "username": user.username,
+        "link": link,
+    }
     send_mail(_("Your GraphDojo course: %(course)s") % {"course": course.title_en}, body, None, [user.email])
 
 
@@ -162,8 +170,9 @@ def item_points(item: AssignmentItem, share: float, received_at: datetime) -> tu
     return round(share * item.points * kept, 4), days_late, False
 
 
-def item_score_record(*, item: AssignmentItem, user_id: int, share: float, received_at: datetime,
-                      submission_id: int | None = None) -> None:
+def item_score_record(
+    *, item: AssignmentItem, user_id: int, share: float, received_at: datetime, submission_id: int | None = None
+) -> None:
     """Count one graded piece of work; the row keeps the best. Three queries, whatever the history."""
     points, days_late, refused = item_points(item, share, received_at)
     if points is None and not refused:
@@ -175,7 +184,7 @@ def item_score_record(*, item: AssignmentItem, user_id: int, share: float, recei
         row.attempts += 1
     if refused:
         row.late_refused += 1
-    elif regrade_of_counted or row.points is None or points > row.points:
+    elif points is not None and (regrade_of_counted or row.points is None or points > row.points):
         row.points, row.days_late, row.submission_id = points, days_late, submission_id
     row.save()
 
@@ -188,14 +197,20 @@ def exercise_grading_record(submission: Submission) -> None:
         assignment__course__memberships__role=Membership.Role.STUDENT,
     ).select_related("assignment")
     for item in items:
-        item_score_record(item=item, user_id=submission.user_id, share=submission.score or 0.0,
-                          received_at=submission.created_at, submission_id=submission.id)
+        item_score_record(
+            item=item,
+            user_id=submission.user_id,
+            share=submission.score or 0.0,
+            received_at=submission.created_at,
+            submission_id=submission.id,
+        )
 
 
 def attempt_record(*, kind: str, field: str, target_id: int, user_id: int, share: float, received_at: datetime) -> None:
     """A quiz or interview attempt closed: count it on every item that names its bank or template."""
     items = AssignmentItem.objects.filter(
-        kind=kind, **{field: target_id},
+        kind=kind,
+        **{field: target_id},
         assignment__course__memberships__user_id=user_id,
         assignment__course__memberships__role=Membership.Role.STUDENT,
     ).select_related("assignment")
@@ -220,7 +235,9 @@ def score_override(*, item: AssignmentItem, user: User, points: float | None, re
 
 def regrade_start(*, course: Course, by: User, scope: str, submission_ids: list[int]) -> RegradeJob:
     """Queue a regrade job; the Celery task requeues each submission once."""
-    job = RegradeJob.objects.create(course=course, created_by=by, scope=scope, submission_ids=sorted(set(submission_ids)))
+    job = RegradeJob.objects.create(
+        course=course, created_by=by, scope=scope, submission_ids=sorted(set(submission_ids))
+    )
     transaction.on_commit(lambda: regrade_job_run.delay(job.id))
     return job
 
@@ -237,20 +254,28 @@ def regrade_job_execute(job_id: int) -> None:
 def item_move_to_current_version(*, item: AssignmentItem, by: User) -> RegradeJob:
     """Move an exercise item to the exercise's current version, explicitly: every student's
     counted code is submitted again under the new version, and the old scores stop counting."""
-    exercise = Exercise.objects.select_related("current_version").get(id=item.exercise_version.exercise_id)
-    if exercise.current_version_id == item.exercise_version_id:
+    pinned = item.exercise_version
+    assert pinned is not None, "only exercise items have a version to move"
+    exercise = Exercise.objects.select_related("current_version").get(id=pinned.exercise_id)
+    current = exercise.current_version
+    if current is None or current.id == pinned.id:
         raise ValidationError(_("This item is on the current version already."))
     with transaction.atomic():
         counted = list(
             ItemScore.objects.filter(item=item, submission__isnull=False).select_related("submission", "user")
         )
-        item.exercise_version = exercise.current_version
+        item.exercise_version = current
         item.save(update_fields=["exercise_version"])
         ItemScore.objects.filter(item=item).update(points=None, submission=None, days_late=0)
-        new_ids = [submission_create(user=row.user, exercise=exercise, code=row.submission.code).id for row in counted]
+        new_ids = [
+            submission_create(user=row.user, exercise=exercise, code=row.submission.code).id
+            for row in counted
+            if row.submission is not None
+        ]
         return RegradeJob.objects.create(
-            course=item.assignment.course, created_by=by, started_at=timezone.now(),
-            scope=_("%(title)s moved to version %(n)s") % {"title": exercise.current_version.title_en,
-                                                          "n": exercise.current_version.number},
+            course=item.assignment.course,
+            created_by=by,
+            started_at=timezone.now(),
+            scope=_("%(title)s moved to version %(n)s") % {"title": current.title_en, "n": current.number},
             submission_ids=new_ids,
         )

@@ -14,9 +14,17 @@ from courses import services
 from courses.analytics import exercise_stats, quiz_stats
 from courses.forms import AssignmentForm, AssistantForm, CourseForm, ItemForm, JoinForm, OverrideForm, RosterForm
 from courses.models import AssignmentItem, ItemScore, RegradeJob, ScoreOverride
-from courses.selectors import (assignments_of, course_for, gradebook, memberships_of, regrade_progress,
-                               staff_of, student_record, students_of)
-from submissions.models import Submission
+from courses.selectors import (
+    assignments_of,
+    course_for,
+    gradebook,
+    memberships_of,
+    regrade_progress,
+    staff_of,
+    student_record,
+    students_of,
+)
+from grading.models import Submission
 
 
 def _errors(error: ValidationError) -> str:
@@ -25,8 +33,11 @@ def _errors(error: ValidationError) -> str:
 
 @login_required
 def course_list(request):
-    return render(request, "courses/list.html", {"memberships": memberships_of(request.user), "join": JoinForm(),
-                                                 "exercises": exercises_published()})
+    return render(
+        request,
+        "courses/list.html",
+        {"memberships": memberships_of(request.user), "join": JoinForm(), "exercises": exercises_published()},
+    )
 
 
 @login_required
@@ -37,8 +48,9 @@ def course_create(request):
     if request.method == "POST" and form.is_valid():
         course = services.course_create(by=request.user, **form.cleaned_data)
         return redirect("courses:detail", course.pk)
-    return render(request, "courses/form.html", {"form": form, "heading": _("New course")},
-                  status=400 if form.errors else 200)
+    return render(
+        request, "courses/form.html", {"form": form, "heading": _("New course")}, status=400 if form.errors else 200
+    )
 
 
 @login_required
@@ -60,10 +72,18 @@ def course_detail(request, pk: int):
     course, membership = course_for(request.user, pk)
     assignments = list(assignments_of(course))
     mine = {s.item_id: s for s in ItemScore.objects.filter(item__assignment__course=course, user=request.user)}
-    return render(request, "courses/detail.html", {
-        "course": course, "membership": membership, "assignments": assignments, "mine": mine,
-        "now": timezone.now(), "join_link": request.build_absolute_uri(f"/courses/join/{course.join_code}/"),
-    })
+    return render(
+        request,
+        "courses/detail.html",
+        {
+            "course": course,
+            "membership": membership,
+            "assignments": assignments,
+            "mine": mine,
+            "now": timezone.now(),
+            "join_link": request.build_absolute_uri(f"/courses/join/{course.join_code}/"),
+        },
+    )
 
 
 @login_required
@@ -73,8 +93,12 @@ def course_edit(request, pk: int):
     if request.method == "POST" and form.is_valid():
         form.save()
         return redirect("courses:detail", course.pk)
-    return render(request, "courses/form.html", {"form": form, "course": course, "heading": _("Edit course")},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "courses/form.html",
+        {"form": form, "course": course, "heading": _("Edit course")},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required
@@ -89,10 +113,16 @@ def roster(request, pk: int):
             if "roster" in request.FILES:
                 roster_form = RosterForm(request.POST, request.FILES)
                 if roster_form.is_valid():
-                    result = services.roster_import(course=course, data=request.FILES["roster"].read(),
-                                                    base_url=request.build_absolute_uri("/").rstrip("/"))
-                    messages.success(request, _("%(n)s students enrolled, %(m)s of them invited by email.") % {
-                        "n": len(result.enrolled), "m": len(result.created)})
+                    result = services.roster_import(
+                        course=course,
+                        data=request.FILES["roster"].read(),
+                        base_url=request.build_absolute_uri("/").rstrip("/"),
+                    )
+                    messages.success(
+                        request,
+                        _("%(n)s students enrolled, %(m)s of them invited by email.")
+                        % {"n": len(result.enrolled), "m": len(result.created)},
+                    )
                     return redirect("courses:roster", course.pk)
             else:
                 assistant_form = AssistantForm(request.POST)
@@ -102,10 +132,19 @@ def roster(request, pk: int):
         except ValidationError as error:
             messages.error(request, _errors(error))
         status = 400
-    return render(request, "courses/roster.html", {
-        "course": course, "membership": membership, "students": students_of(course), "staff": staff_of(course),
-        "roster_form": roster_form, "assistant_form": assistant_form,
-    }, status=status)
+    return render(
+        request,
+        "courses/roster.html",
+        {
+            "course": course,
+            "membership": membership,
+            "students": students_of(course),
+            "staff": staff_of(course),
+            "roster_form": roster_form,
+            "assistant_form": assistant_form,
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -115,8 +154,12 @@ def assignment_create(request, pk: int):
     if request.method == "POST" and form.is_valid():
         assignment = services.assignment_create(course=course, **form.cleaned_data)
         return redirect("courses:assignment", course.pk, assignment.pk)
-    return render(request, "courses/form.html", {"form": form, "course": course, "heading": _("New assignment")},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "courses/form.html",
+        {"form": form, "course": course, "heading": _("New assignment")},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required
@@ -128,21 +171,39 @@ def assignment_detail(request, pk: int, assignment_pk: int):
         if membership.role != membership.Role.INSTRUCTOR:
             raise Http404
         if form.is_valid():
-            services.item_add(assignment=assignment, kind=form.cleaned_data["kind"], target=form.cleaned_data["target"],
-                              points=form.cleaned_data["points"])
+            services.item_add(
+                assignment=assignment,
+                kind=form.cleaned_data["kind"],
+                target=form.cleaned_data["target"],
+                points=form.cleaned_data["points"],
+            )
             return redirect("courses:assignment", course.pk, assignment.pk)
     mine = {s.item_id: s for s in ItemScore.objects.filter(item__assignment=assignment, user=request.user)}
-    return render(request, "courses/assignment.html", {
-        "course": course, "membership": membership, "assignment": assignment, "form": form, "mine": mine,
-        "now": timezone.now()}, status=400 if form.errors else 200)
+    return render(
+        request,
+        "courses/assignment.html",
+        {
+            "course": course,
+            "membership": membership,
+            "assignment": assignment,
+            "form": form,
+            "mine": mine,
+            "now": timezone.now(),
+        },
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required
 @require_POST
 def item_move_version(request, pk: int, item_pk: int):
     course, membership = course_for(request.user, pk, instructor=True)
-    item = get_object_or_404(AssignmentItem.objects.select_related("exercise_version", "assignment__course"),
-                             pk=item_pk, assignment__course=course, kind=AssignmentItem.Kind.EXERCISE)
+    item = get_object_or_404(
+        AssignmentItem.objects.select_related("exercise_version", "assignment__course"),
+        pk=item_pk,
+        assignment__course=course,
+        kind=AssignmentItem.Kind.EXERCISE,
+    )
     try:
         job = services.item_move_to_current_version(item=item, by=request.user)
     except ValidationError as error:
@@ -154,9 +215,11 @@ def item_move_version(request, pk: int, item_pk: int):
 @login_required
 def gradebook_view(request, pk: int):
     course, membership = course_for(request.user, pk, staff=True)
-    return render(request, "courses/gradebook.html", {
-        "course": course, "membership": membership, "book": gradebook(course),
-        "jobs": course.regrade_jobs.all()[:5]})
+    return render(
+        request,
+        "courses/gradebook.html",
+        {"course": course, "membership": membership, "book": gradebook(course), "jobs": course.regrade_jobs.all()[:5]},
+    )
 
 
 @login_required
@@ -168,15 +231,19 @@ def gradebook_csv(request, pk: int):
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="gradebook-{course.pk}.csv"'
     writer = csv.writer(response)
-    writer.writerow(["Student", "ID", "SIS Login ID", "Email", "Section"]
-                    + [f"{item.assignment.title_en}: {item.title} ({item.id})" for item in book.items] + ["Total"])
+    writer.writerow(
+        ["Student", "ID", "SIS Login ID", "Email", "Section"]
+        + [f"{item.assignment.title_en}: {item.title} ({item.id})" for item in book.items]
+        + ["Total"]
+    )
     writer.writerow(["Points Possible", "", "", "", ""] + [item.points for item in book.items] + [book.max_total])
     for row in book.rows:
         student = row.student
         writer.writerow(
             [student.get_full_name() or student.username, student.pk, student.username, student.email, course.term]
             + ["" if cell is None or cell.effective is None else f"{cell.effective:g}" for cell in row.cells]
-            + [f"{row.total:g}"])
+            + [f"{row.total:g}"]
+        )
     return response
 
 
@@ -186,10 +253,21 @@ def student_detail(request, pk: int, user_pk: int):
     student = get_object_or_404(students_of(course), pk=user_pk)
     assignments = list(assignments_of(course))
     items = [item for a in assignments for item in a.items.all()]
-    return render(request, "courses/student.html", {
-        "course": course, "membership": membership, "student": student, "assignments": assignments,
-        "record": student_record(course, student, items), "override_form": OverrideForm(),
-        "overrides": ScoreOverride.objects.filter(item__assignment__course=course, user=student).select_related("by", "item")})
+    return render(
+        request,
+        "courses/student.html",
+        {
+            "course": course,
+            "membership": membership,
+            "student": student,
+            "assignments": assignments,
+            "record": student_record(course, student, items),
+            "override_form": OverrideForm(),
+            "overrides": ScoreOverride.objects.filter(item__assignment__course=course, user=student).select_related(
+                "by", "item"
+            ),
+        },
+    )
 
 
 @login_required
@@ -199,13 +277,20 @@ def score_override_view(request, pk: int):
     form = OverrideForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("The override was not saved: give a score and a reason."))
-        student = get_object_or_404(students_of(course), pk=form.data.get("student") if form.data.get("student", "").isdigit() else 0)
+        student = get_object_or_404(
+            students_of(course), pk=form.data.get("student") if form.data.get("student", "").isdigit() else 0
+        )
         return redirect("courses:student", course.pk, student.pk)
     item = get_object_or_404(AssignmentItem, pk=form.cleaned_data["item"], assignment__course=course)
     student = get_object_or_404(students_of(course), pk=form.cleaned_data["student"])
     try:
-        services.score_override(item=item, user=student, points=form.cleaned_data["points"],
-                                reason=form.cleaned_data["reason"], by=request.user)
+        services.score_override(
+            item=item,
+            user=student,
+            points=form.cleaned_data["points"],
+            reason=form.cleaned_data["reason"],
+            by=request.user,
+        )
     except ValidationError as error:
         messages.error(request, _errors(error))
     return redirect("courses:student", course.pk, student.pk)
@@ -219,15 +304,18 @@ def regrade(request, pk: int):
     students = students_of(course).values("id")
     submissions = Submission.objects.filter(user__in=students)
     if request.POST.get("submission"):
-        submission = get_object_or_404(submissions, pk=request.POST["submission"],
-                                       exercise_version__in=AssignmentItem.objects.filter(
-                                           assignment__course=course).values("exercise_version"))
+        submission = get_object_or_404(
+            submissions,
+            pk=request.POST["submission"],
+            exercise_version__in=AssignmentItem.objects.filter(assignment__course=course).values("exercise_version"),
+        )
         ids, scope = [submission.pk], _("submission #%(n)s") % {"n": submission.pk}
     elif request.POST.get("item"):
-        item = get_object_or_404(AssignmentItem, pk=request.POST["item"], assignment__course=course,
-                                 kind=AssignmentItem.Kind.EXERCISE)
+        item = get_object_or_404(
+            AssignmentItem, pk=request.POST["item"], assignment__course=course, kind=AssignmentItem.Kind.EXERCISE
+        )
         ids = list(submissions.filter(exercise_version=item.exercise_version_id).values_list("id", flat=True))
-        scope = _("every submission to %(title)s") % {"title": item.exercise_version.title_en}
+        scope = _("every submission to %(title)s") % {"title": str(item.exercise_version)}
     elif request.POST.get("assignment"):
         assignment = get_object_or_404(course.assignments, pk=request.POST["assignment"])
         versions = assignment.items.filter(kind=AssignmentItem.Kind.EXERCISE).values("exercise_version")
@@ -253,7 +341,17 @@ def analytics(request, pk: int):
     items = [item for a in assignments_of(course) for item in a.items.all()]
     exercises = [exercise_stats(course, item) for item in items if item.kind == AssignmentItem.Kind.EXERCISE]
     quizzes = [(item, quiz_stats(course, item)) for item in items if item.kind == AssignmentItem.Kind.QUIZ]
-    return render(request, "courses/analytics.html", {
-        "course": course, "membership": membership, "exercises": exercises, "quizzes": quizzes,
-        "charts": [{"id": f"ex-{s.item.pk}", "verdicts": s.verdicts, "minutes": s.minutes_to_accept,
-                    "ratios": s.ratios} for s in exercises]})
+    return render(
+        request,
+        "courses/analytics.html",
+        {
+            "course": course,
+            "membership": membership,
+            "exercises": exercises,
+            "quizzes": quizzes,
+            "charts": [
+                {"id": f"ex-{s.item.pk}", "verdicts": s.verdicts, "minutes": s.minutes_to_accept, "ratios": s.ratios}
+                for s in exercises
+            ],
+        },
+    )

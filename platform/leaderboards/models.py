@@ -1,5 +1,6 @@
 """A student's best grading per exercise: one row, kept in the transaction that stores each
 verdict, so boards read a few thousand small rows instead of a million submissions."""
+
 from django.conf import settings
 from django.db import models
 
@@ -9,7 +10,7 @@ class Entry(models.Model):
     exercise = models.ForeignKey("catalog.Exercise", on_delete=models.CASCADE, related_name="board_entries")
     # Only the exercise's current version counts on a board; an entry of an older one is stale.
     exercise_version = models.ForeignKey("catalog.ExerciseVersion", on_delete=models.CASCADE, related_name="+")
-    submission = models.ForeignKey("submissions.Submission", on_delete=models.CASCADE, related_name="+")
+    submission = models.ForeignKey("grading.Submission", on_delete=models.CASCADE, related_name="+")
     code_digest = models.CharField(max_length=64, help_text="Of the normalised code: the same code is the same entry")
     score = models.FloatField()
     # Geometric mean of the performance cases' median ratios (student / reference; lower is
@@ -25,8 +26,11 @@ class Entry(models.Model):
             # The board: one version's entries in board order, read as an index range.
             # The board, in its order; it covers the rank histogram and interval ends too, so
             # those read the index alone.
-            models.Index(fields=["exercise_version", "-score", "ratio_low", "ratio", "id"], name="board_order",
-                         include=["user_id", "ratio_high"]),
+            models.Index(
+                fields=["exercise_version", "-score", "ratio_low", "ratio", "id"],
+                name="board_order",
+                include=["user_id", "ratio_high"],
+            ),
             models.Index(fields=["user"], name="entry_user"),
         ]
 

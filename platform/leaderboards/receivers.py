@@ -3,16 +3,16 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from catalog.models import ExerciseVersion
-from leaderboards.tasks import stale_entries_regrade_task
-
+from grading.models import Submission
+from grading.signals import submission_graded
 from leaderboards.services import entry_record
-from submissions.models import Submission
-from submissions.signals import submission_graded
+from leaderboards.tasks import stale_entries_regrade_task
 
 
 @receiver(submission_graded, sender=Submission, dispatch_uid="leaderboards.best_entry")
 def _on_graded(sender, submission: Submission, **kwargs) -> None:
-    entry_record(submission)
+    if submission.status == Submission.Status.GRADED:  # a platform failure is no grading of the student
+        entry_record(submission)
 
 
 @receiver(post_save, sender=ExerciseVersion, dispatch_uid="leaderboards.new_version")

@@ -9,6 +9,7 @@ A board reads a score histogram and the sorted interval ends of the full scores 
 small aggregate queries), then only the rows of the page shown: its cost grows with the
 page, not with the number of entries or submissions.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -26,8 +27,17 @@ from leaderboards.services import FULL_SCORE
 
 PAGE_SIZE = 50
 BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "id")
-ROW_FIELDS = ("user_id", "score", "ratio", "ratio_low", "ratio_high",
-              "user__pseudonym", "user__username", "user__first_name", "user__last_name")
+ROW_FIELDS = (
+    "user_id",
+    "score",
+    "ratio",
+    "ratio_low",
+    "ratio_high",
+    "user__pseudonym",
+    "user__username",
+    "user__first_name",
+    "user__last_name",
+)
 
 
 @dataclass
@@ -97,20 +107,34 @@ def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool) -> Row
     user_id, score, ratio, low, high, pseudonym, username, first, last = values
     rank, shared = ranking.rank(score, low)
     real = f"{first} {last}".strip() or username
-    return Row(rank, shared, user_id, pseudonym, real if real_names else "", score, ratio, low, high,
-               is_you=user_id == viewer.id)
+    return Row(
+        rank,
+        shared,
+        user_id,
+        pseudonym,
+        real if real_names else "",
+        score,
+        ratio,
+        low,
+        high,
+        is_you=user_id == viewer.id,
+    )
 
 
 def _board(entries: QuerySet[Entry], *, viewer: User, page: int, real_names: bool) -> Board:
     histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
-    ends = list(entries.filter(score__gte=FULL_SCORE, ratio_low__isnull=False).order_by()
-                .values_list("ratio_low", "ratio_high"))
-    ranking = Ranking(histogram, [low for low, _ in ends], [high for _, high in ends])
+    ends = list(
+        entries.filter(score__gte=FULL_SCORE, ratio_low__isnull=False).order_by().values_list("ratio_low", "ratio_high")
+    )
+    bounded = [(low, high) for low, high in ends if low is not None and high is not None]
+    ranking = Ranking(histogram, [low for low, _ in bounded], [high for _, high in bounded])
     pages = max(1, math.ceil(ranking.total / PAGE_SIZE))
     page = min(max(1, page), pages)
     start = (page - 1) * PAGE_SIZE
-    rows = [_row(v, ranking, viewer, real_names)
-            for v in entries.order_by(*BOARD_ORDER).values_list(*ROW_FIELDS)[start:start + PAGE_SIZE]]
+    rows = [
+        _row(v, ranking, viewer, real_names)
+        for v in entries.order_by(*BOARD_ORDER).values_list(*ROW_FIELDS)[start : start + PAGE_SIZE]
+    ]
     you = next((r for r in rows if r.is_you), None)
     your_page = page if you else None
     if you is None:
@@ -121,8 +145,9 @@ def _board(entries: QuerySet[Entry], *, viewer: User, page: int, real_names: boo
     return Board(rows, ranking.total, page, pages, you, your_page)
 
 
-def exercise_board(exercise: Exercise, *, viewer: User, page: int = 1, course: Course | None = None,
-                   real_names: bool = False) -> Board:
+def exercise_board(
+    exercise: Exercise, *, viewer: User, page: int = 1, course: Course | None = None, real_names: bool = False
+) -> Board:
     """The exercise's board, site-wide (without those who hide) or among a course's students."""
     entries = Entry.objects.filter(exercise_version_id=exercise.current_version_id)
     if course is None:
@@ -136,12 +161,19 @@ def exercise_board(exercise: Exercise, *, viewer: User, page: int = 1, course: C
 
 def course_board(course: Course, *, viewer: User, page: int = 1, real_names: bool = False) -> Board:
     """Students by total points over the course's items; equal totals share a rank."""
-    totals = dict(ItemScore.objects.filter(item__assignment__course=course).values_list("user_id")
-                  .annotate(total=Sum(Coalesce("override_points", "points"))).order_by())
+    totals = dict(
+        ItemScore.objects.filter(item__assignment__course=course)
+        .values_list("user_id")
+        .annotate(total=Sum(Coalesce("override_points", "points")))
+        .order_by()
+    )
     students = User.objects.filter(memberships__course=course, memberships__role=Membership.Role.STUDENT).values_list(
-        "id", "pseudonym", "username", "first_name", "last_name")
-    raw = sorted(((uid, totals.get(uid) or 0.0, None, None, None, p, u, f, la) for uid, p, u, f, la in students),
-                 key=lambda r: (-r[1], r[0]))
+        "id", "pseudonym", "username", "first_name", "last_name"
+    )
+    raw = sorted(
+        ((uid, totals.get(uid) or 0.0, None, None, None, p, u, f, la) for uid, p, u, f, la in students),
+        key=lambda r: (-r[1], r[0]),
+    )
     histogram: dict[float, int] = {}
     for r in raw:
         histogram[r[1]] = histogram.get(r[1], 0) + 1
@@ -155,13 +187,26 @@ def course_board(course: Course, *, viewer: User, page: int = 1, real_names: boo
         user_id, total, *_rest, pseudonym, username, first, last = values
         rank = ranking.higher(total) + 1
         real = f"{first} {last}".strip() or username
-        return Row(rank, histogram[total] > 1, user_id, pseudonym, real if real_names else "", total,
-                   is_you=user_id == viewer.id)
+        return Row(
+            rank,
+            histogram[total] > 1,
+            user_id,
+            pseudonym,
+            real if real_names else "",
+            total,
+            is_you=user_id == viewer.id,
+        )
 
-    rows = [row(r) for r in raw[start:start + PAGE_SIZE]]
+    rows = [row(r) for r in raw[start : start + PAGE_SIZE]]
     mine = next((i for i, r in enumerate(raw) if r[0] == viewer.id), None)
-    return Board(rows, len(raw), page, pages, row(raw[mine]) if mine is not None else None,
-                 mine // PAGE_SIZE + 1 if mine is not None else None)
+    return Board(
+        rows,
+        len(raw),
+        page,
+        pages,
+        row(raw[mine]) if mine is not None else None,
+        mine // PAGE_SIZE + 1 if mine is not None else None,
+    )
 
 
 def stale_progress(exercise: Exercise) -> tuple[int, int]:

@@ -1,4 +1,5 @@
 """Best-per-student rows, updated where a verdict is stored; regrades of stale entries."""
+
 from __future__ import annotations
 
 import hashlib
@@ -7,9 +8,9 @@ from django.db import transaction
 
 from catalog.models import Exercise
 from grader.performance import overall_ratio
+from grading.models import Submission
+from grading.services import submission_create
 from leaderboards.models import Entry
-from submissions.models import Submission
-from submissions.services import submission_create
 
 FULL_SCORE = 1.0 - 1e-9
 
@@ -36,12 +37,24 @@ def entry_record(submission: Submission) -> None:
     perf = overall_ratio(submission.result) if score >= FULL_SCORE else None
     ratio, low, high = perf or (None, None, None)
     digest = code_digest(submission.code)
-    fields = dict(exercise_version_id=version.id, submission_id=submission.id, code_digest=digest, score=score,
-                  ratio=ratio, ratio_low=low, ratio_high=high, achieved_at=submission.created_at)
-    Entry.objects.bulk_create([Entry(user_id=submission.user_id, exercise_id=version.exercise_id, **fields)],
-                              ignore_conflicts=True)
-    entry = Entry.objects.select_for_update().select_related("exercise_version").get(
-        user_id=submission.user_id, exercise_id=version.exercise_id)
+    fields = dict(
+        exercise_version_id=version.id,
+        submission_id=submission.id,
+        code_digest=digest,
+        score=score,
+        ratio=ratio,
+        ratio_low=low,
+        ratio_high=high,
+        achieved_at=submission.created_at,
+    )
+    Entry.objects.bulk_create(
+        [Entry(user_id=submission.user_id, exercise_id=version.exercise_id, **fields)], ignore_conflicts=True
+    )
+    entry = (
+        Entry.objects.select_for_update()
+        .select_related("exercise_version")
+        .get(user_id=submission.user_id, exercise_id=version.exercise_id)
+    )
     if entry.submission_id == submission.id:
         replace = True  # just created, or its own regrade
     elif entry.exercise_version_id != version.id:
@@ -65,7 +78,8 @@ def stale_entries_regrade(exercise: Exercise) -> list[int]:
         for entry in stale.select_related("user", "submission"):
             code = entry.submission.code
             # Idempotent: the same code already sent under this version is not sent twice.
-            if not Submission.objects.filter(user=entry.user, exercise_version=exercise.current_version_id,
-                                             code=code).exists():
+            if not Submission.objects.filter(
+                user=entry.user, exercise_version=exercise.current_version_id, code=code
+            ).exists():
                 queued.append(submission_create(user=entry.user, exercise=exercise, code=code).id)
     return queued

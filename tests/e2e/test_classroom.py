@@ -2,6 +2,7 @@
 instructor creates a course and an assignment; two students sign up, join with the code,
 submit and share a rank on the board under pseudonyms; the instructor opens the gradebook,
 exports the CSV, regrades the exercise and watches the progress bar finish."""
+
 import csv
 import io
 import re

@@ -1,6 +1,7 @@
 """Every classroom page at desktop width and at 390 px, in English and in Chinese: it renders,
 says something in the page's language, and nothing but a table's own scroller is wider than
 the phone. Set GRAPHDOJO_SCREENSHOTS=<dir> to keep a screenshot of each."""
+
 import os
 from pathlib import Path
 
@@ -18,28 +19,41 @@ LANGUAGES = {"en": ("en-US", "Leaderboard"), "zh": ("zh-CN", "排行榜")}  # on
 @pytest.fixture
 def classroom(transactional_db):
     ex = make.exercise("graph-ex")
-    students = [make.user(f"student{i}", first_name=f"Student{i}", last_name="Example", email=f"s{i}@example.org")
-                for i in range(12)]
+    students = [
+        make.user(f"student{i}", first_name=f"Student{i}", last_name="Example", email=f"s{i}@example.org")
+        for i in range(12)
+    ]
     instructor = make.user("prof", role="instructor", first_name="Pat", last_name="Prof")
     course = make.course(instructor, students=students)
     assignment, item = make.assignment(course, ex)
-    failing = [{"name": "gradients_match", "passed": False, "message": "off by 1e-3"}, {"name": "shapes", "passed": True}]
+    failing = [
+        {"name": "gradients_match", "passed": False, "message": "off by 1e-3"},
+        {"name": "shapes", "passed": True},
+    ]
     for i, s in enumerate(students):
         make.graded(s, ex, score=0.0, verdict="WRONG_ANSWER", checks=failing)
         make.graded(s, ex, ratio=0.8 + i / 20, checks=[{"name": "gradients_match", "passed": True}])
-    job = RegradeJob.objects.create(course=course, scope="every submission to graph-ex", created_by=instructor,
-                                    submission_ids=[])
+    job = RegradeJob.objects.create(
+        course=course, scope="every submission to graph-ex", created_by=instructor, submission_ids=[]
+    )
     return course, assignment, item, students[0], instructor, job, ex
 
 
 def pages(course, assignment, item: AssignmentItem, student, job, ex) -> dict[str, str]:
     c = course.pk
     return {
-        "courses": "/courses/", "course": f"/courses/{c}/", "assignment": f"/courses/{c}/assignments/{assignment.pk}/",
-        "gradebook": f"/courses/{c}/gradebook/", "student": f"/courses/{c}/students/{student.pk}/",
-        "roster": f"/courses/{c}/roster/", "analytics": f"/courses/{c}/analytics/", "job": f"/courses/{c}/jobs/{job.pk}/",
-        "board-course": f"/boards/courses/{c}/", "board-exercise": f"/boards/exercises/{ex.slug}/",
-        "board-exercise-course": f"/boards/exercises/{ex.slug}/course/{c}/", "new-assignment": f"/courses/{c}/assignments/new/",
+        "courses": "/courses/",
+        "course": f"/courses/{c}/",
+        "assignment": f"/courses/{c}/assignments/{assignment.pk}/",
+        "gradebook": f"/courses/{c}/gradebook/",
+        "student": f"/courses/{c}/students/{student.pk}/",
+        "roster": f"/courses/{c}/roster/",
+        "analytics": f"/courses/{c}/analytics/",
+        "job": f"/courses/{c}/jobs/{job.pk}/",
+        "board-course": f"/boards/courses/{c}/",
+        "board-exercise": f"/boards/exercises/{ex.slug}/",
+        "board-exercise-course": f"/boards/exercises/{ex.slug}/course/{c}/",
+        "new-assignment": f"/courses/{c}/assignments/new/",
         "profile": "/accounts/profile/",
     }
 

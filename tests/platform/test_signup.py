@@ -1,5 +1,6 @@
 """Accounts a student makes alone: sign up, reset a forgotten password by email, choose the
 name boards show."""
+
 import re
 
 import pytest
@@ -13,20 +14,41 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_student_signs_up_gets_a_pseudonym_and_lands_where_they_were_going(client):
-    response = client.post(reverse("accounts:signup"), {
-        "username": "ada", "email": "Ada@Example.org", "password1": "a-long-password-1",
-        "password2": "a-long-password-1", "next": "/courses/join/ABCD2345/"})
+    response = client.post(
+        reverse("accounts:signup"),
+        {
+            "username": "ada",
+            "email": "Ada@Example.org",
+            "password1": "a-long-password-1",
+            "password2": "a-long-password-1",
+            "next": "/courses/join/ABCD2345/",
+        },
+    )
     assert response.status_code == 302 and response.url == "/courses/join/ABCD2345/"
     ada = User.objects.get(username="ada")
     assert (ada.role, ada.email, ada.is_staff) == ("student", "ada@example.org", False)
     assert re.fullmatch(r"[a-z]+-[a-z]+-\d{4}", ada.pseudonym)
-    again = client.post(reverse("accounts:signup"), {"username": "ada2", "email": "ada@example.org",
-                                                      "password1": "a-long-password-1", "password2": "a-long-password-1"})
+    again = client.post(
+        reverse("accounts:signup"),
+        {
+            "username": "ada2",
+            "email": "ada@example.org",
+            "password1": "a-long-password-1",
+            "password2": "a-long-password-1",
+        },
+    )
     assert again.status_code == 200 and "exists already" in again.content.decode()
-    offsite = client.post(reverse("accounts:signup"), {"username": "bob", "email": "bob@example.org",
-                                                        "password1": "a-long-password-1", "password2": "a-long-password-1",
-                                                        "next": "https://evil.example/"})
-    assert offsite.url == reverse("catalog:exercise_list")
+    offsite = client.post(
+        reverse("accounts:signup"),
+        {
+            "username": "bob",
+            "email": "bob@example.org",
+            "password1": "a-long-password-1",
+            "password2": "a-long-password-1",
+            "next": "https://evil.example/",
+        },
+    )
+    assert offsite.url == reverse("submissions:exercise_list")
 
 
 def test_a_forgotten_password_is_reset_through_the_emailed_link(client):
@@ -36,8 +58,9 @@ def test_a_forgotten_password_is_reset_through_the_emailed_link(client):
     link = re.search(r"https?://[^/]+(/accounts/password-reset/\S+/)", mail.outbox[0].body).group(1)
     form = client.get(link, follow=True)
     assert "Choose a new password" in form.content.decode()
-    done = client.post(form.redirect_chain[-1][0], {"new_password1": "another-long-pass-2",
-                                                    "new_password2": "another-long-pass-2"})
+    done = client.post(
+        form.redirect_chain[-1][0], {"new_password1": "another-long-pass-2", "new_password2": "another-long-pass-2"}
+    )
     assert done.status_code == 302
     assert client.login(username="grace", password="another-long-pass-2")
     assert "used already or has expired" in client.get(link, follow=True).content.decode()

@@ -19,9 +19,14 @@ def gradebook_rows(book, course) -> str:
     500-student course has thousands of cells, and per-cell template logic costs a second."""
     student_url = reverse("courses:student", args=[course.pk, 0]).removesuffix("0/")
     manual, late = escape(_("manual score")), escape(_("late, not counted"))
-    return mark_safe("".join(  # only numbers, escaped names and escaped translations go in
-        f'<tr><th><a href="{student_url}{row.student.pk}/">{escape(row.student.get_full_name() or row.student.username)}'
-        f'</a></th>{_cells(row, manual, late)}<td><strong>{row.total:g}</strong></td></tr>' for row in book.rows))
+    return mark_safe(
+        "".join(  # only numbers, escaped names and escaped translations go in
+            f'<tr><th><a href="{student_url}{row.student.pk}/">'
+            f"{escape(row.student.get_full_name() or row.student.username)}</a></th>"
+            f"{_cells(row, manual, late)}<td><strong>{row.total:g}</strong></td></tr>"
+            for row in book.rows
+        )
+    )
 
 
 def _cells(row, manual: str, late: str) -> str:

@@ -1,5 +1,6 @@
 """Courses as instructors and students use them: create, join, roster, assistants,
 assignments with late policy, the gradebook and its export, overrides, regrades, analytics."""
+
 import csv
 import io
 from datetime import timedelta
@@ -14,7 +15,7 @@ from django.utils import timezone
 from courses.models import Course, ItemScore, Membership, RegradeJob, ScoreOverride
 from courses.selectors import regrade_progress
 from courses.services import regrade_job_execute
-from submissions.models import Submission
+from grading.models import Submission
 from tests.platform import classroom as make
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +24,9 @@ pytestmark = pytest.mark.django_db
 def test_an_instructor_creates_a_course_and_a_student_cannot(client):
     instructor = make.user("prof", role="instructor")
     client.force_login(instructor)
-    response = client.post(reverse("courses:create"), {"title_en": "Graphs", "title_zh": "计算图", "term": "Spring 2027"})
+    response = client.post(
+        reverse("courses:create"), {"title_en": "Graphs", "title_zh": "计算图", "term": "Spring 2027"}
+    )
     course = Course.objects.get()
     assert response.url == reverse("courses:detail", args=[course.pk])
     assert course.memberships.get().role == Membership.Role.INSTRUCTOR
@@ -57,7 +60,7 @@ def test_a_roster_file_enrols_and_invites_all_rows_or_none(client, django_captur
     response = client.post(url, {"roster": bad}, follow=True)
     assert "row 2: not-an-email is not an email address" in response.content.decode()
     assert not Membership.objects.filter(course=course, role="student").exists()
-    good = io.BytesIO("username,email,name\nalan,alan@example.org,Alan Turing\ngrace,grace@example.org,Grace\n".encode())
+    good = io.BytesIO(b"username,email,name\nalan,alan@example.org,Alan Turing\ngrace,grace@example.org,Grace\n")
     good.name = "roster.csv"
     with django_capture_on_commit_callbacks(execute=True):  # invitations leave once enrolment commits
         client.post(url, {"roster": good})
@@ -163,7 +166,8 @@ def test_a_regrade_job_requeues_each_submission_once_and_shows_progress(client, 
     assert len(sent) == 3
     assert Submission.objects.get(pk=outsider.pk).status == "graded"
     assert regrade_progress(job).done == 0
-    from submissions.services import _store
+    from grading.worker import _store
+
     Submission.objects.filter(pk=subs[0].pk).update(status="running")
     _store(subs[0].pk, {"verdict": "ACCEPTED", "score": 1.0, "checks": []})
     progress = client.get(reverse("courses:job", args=[course.pk, job.pk]), HTTP_HX_REQUEST="true").content.decode()
@@ -192,7 +196,7 @@ def test_moving_an_item_to_a_new_version_is_explicit_and_resubmits(client, djang
 def test_the_admin_cannot_change_a_students_code_or_verdict(admin_client):
     ex = make.exercise()
     sub = make.graded(make.user(), ex, score=0.5, code="original")
-    url = reverse("admin:submissions_submission_change", args=[sub.pk])
+    url = reverse("admin:grading_submission_change", args=[sub.pk])
     page = admin_client.get(url).content.decode()
     assert 'name="code"' not in page and 'name="verdict"' not in page
     admin_client.post(url, {"code": "hacked", "verdict": "ACCEPTED", "score": "1"})
@@ -250,15 +254,18 @@ def test_a_finished_quiz_counts_and_its_questions_are_analysed(client, content_d
         for answer in attempt.items.all():
             # The first question everyone gets right (it separates no one); the rest only the strong half.
             right = answer.position == 1 or i >= 4
-            fields = {k: [v] if isinstance(v, str) else v for k, v in right_fields(answer).items()} if right \
+            fields = (
+                {k: [v] if isinstance(v, str) else v for k, v in right_fields(answer).items()}
+                if right
                 else wrong_fields(answer.snapshot)
+            )
             quiz_answer_save(user=student, attempt_id=attempt.pk, position=answer.position, fields=fields)
         quiz_finish(user=student, attempt_id=attempt.pk)
     scores = dict(ItemScore.objects.filter(item=item).values_list("user_id", "points"))
     assert scores[students[7].pk] == 10 and 0 < scores[students[0].pk] < 10
     client.force_login(course.memberships.get(role="instructor").user)
     page = client.get(reverse("courses:analytics", args=[course.pk]))
-    (_, questions), = page.context["quizzes"]
+    ((_, questions),) = page.context["quizzes"]
     first_uid = bank.question_uids[0]
     by_uid = {q.uid: q for q in questions}
     assert by_uid[first_uid].difficulty == 1.0 and by_uid[first_uid].weak

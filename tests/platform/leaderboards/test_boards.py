@@ -1,14 +1,15 @@
 """Leaderboards as students and instructors read them: fair ranks, one entry per student and
 exercise kept in the verdict transaction, pseudonyms, your position, only the current version."""
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from grading.models import Submission
 from leaderboards.models import Entry
 from leaderboards.selectors import PAGE_SIZE, course_board, exercise_board, stale_progress
 from leaderboards.tasks import stale_entries_regrade_task
-from submissions.models import Submission
 from tests.platform import classroom as make
 
 pytestmark = pytest.mark.django_db
@@ -58,7 +59,8 @@ def test_a_regrade_of_the_entrys_own_submission_replaces_it():
     student = make.user()
     sub = make.graded(student, ex, ratio=1.0)
     Submission.objects.filter(pk=sub.pk).update(status=Submission.Status.RUNNING)
-    from submissions.services import _store
+    from grading.worker import _store
+
     _store(sub.pk, {"verdict": "WRONG_ANSWER", "score": 0.0, "checks": [], "perf": None})
     assert Entry.objects.get().score == 0.0
 
@@ -67,9 +69,17 @@ def test_the_geometric_mean_of_the_cases_is_the_performance_ratio():
     ex = make.exercise()
     student = make.user()
     sub = Submission.objects.create(user=student, exercise_version=ex.current_version, code="x", status="running")
-    from submissions.services import _store
-    _store(sub.pk, {"verdict": "ACCEPTED", "score": 1.0, "checks": [], "perf": {"cases": [
-        {"ratio": 0.5, "interval": [0.25, 1.0]}, {"ratio": 2.0, "interval": [1.0, 4.0]}]}})
+    from grading.worker import _store
+
+    _store(
+        sub.pk,
+        {
+            "verdict": "ACCEPTED",
+            "score": 1.0,
+            "checks": [],
+            "perf": {"cases": [{"ratio": 0.5, "interval": [0.25, 1.0]}, {"ratio": 2.0, "interval": [1.0, 4.0]}]},
+        },
+    )
     entry = Entry.objects.get()
     assert (entry.ratio, entry.ratio_low, entry.ratio_high) == pytest.approx((1.0, 0.5, 2.0))
 
@@ -97,8 +107,9 @@ def test_only_the_current_version_counts_and_stale_entries_are_regraded(django_c
 
 def test_pseudonyms_hiding_and_real_names_for_the_instructor_only(client):
     ex = make.exercise()
-    shy = make.user("shy", pseudonym="quiet-node-1", first_name="Shy", last_name="Student",
-                    hide_from_public_boards=True)
+    shy = make.user(
+        "shy", pseudonym="quiet-node-1", first_name="Shy", last_name="Student", hide_from_public_boards=True
+    )
     loud = make.user("loud", pseudonym="bold-tape-2", first_name="Loud", last_name="Student")
     course = make.course(students=[shy, loud])
     instructor = course.memberships.get(role="instructor").user
@@ -106,7 +117,12 @@ def test_pseudonyms_hiding_and_real_names_for_the_instructor_only(client):
     make.graded(loud, ex, ratio=2.0, interval=(1.9, 2.1))
     client.force_login(loud)
     public = client.get(reverse("leaderboards:exercise", args=[ex.slug])).content.decode()
-    assert "bold-tape-2" in public and "quiet-node-1" not in public and "Loud Student" not in public and "loud" not in public.split("<main>")[1]
+    assert (
+        "bold-tape-2" in public
+        and "quiet-node-1" not in public
+        and "Loud Student" not in public
+        and "loud" not in public.split("<main>")[1]
+    )
     in_course = client.get(reverse("leaderboards:exercise_course", args=[ex.slug, course.pk])).content.decode()
     assert "quiet-node-1" in in_course and "Shy Student" not in in_course
     client.force_login(instructor)
@@ -135,9 +151,11 @@ def test_the_board_polls_for_a_new_best_and_reads_in_few_queries(client):
     for i, s in enumerate(students):
         make.graded(s, ex, ratio=1.0 + i / 10)
     client.force_login(students[0])
-    for url in (reverse("leaderboards:exercise", args=[ex.slug]),
-                reverse("leaderboards:exercise_course", args=[ex.slug, course.pk]),
-                reverse("leaderboards:course", args=[course.pk])):
+    for url in (
+        reverse("leaderboards:exercise", args=[ex.slug]),
+        reverse("leaderboards:exercise_course", args=[ex.slug, course.pk]),
+        reverse("leaderboards:course", args=[course.pk]),
+    ):
         client.get(url)  # warm the session
         with CaptureQueriesContext(connection) as queries:
             page = client.get(url)

@@ -1,4 +1,5 @@
 """The rank arithmetic against its definition: 1 + the number of entries clearly ahead."""
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +26,7 @@ def test_ranks_and_shared_ranks_match_the_definition(entries):
     full = [e for e in entries if e[0] >= 1.0]
     ranking = Ranking(histogram, [e[1] for e in full], [e[2] for e in full])
     expected = [1 + sum(clearly_ahead(other, e) for other in entries) for e in entries]
-    for e, rank in zip(entries, expected):
+    for e, rank in zip(entries, expected, strict=True):
         got_rank, got_shared = ranking.rank(e[0], e[1])
         assert got_rank == rank
         assert got_shared == (expected.count(rank) > 1)

@@ -1,9 +1,9 @@
 """Seed a large, realistic classroom on PostgreSQL for `make bench`: students, courses,
 exercises, a million graded submissions, quiz attempts, and the best-per-student rows and
 item scores that the verdict transaction would have kept. Rows go in by COPY."""
+
 from __future__ import annotations
 
-import io
 import json
 import math
 import random
@@ -17,9 +17,9 @@ from django.utils import timezone
 from accounts.models import User
 from catalog.models import Exercise, ExerciseVersion
 from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership
+from grading.models import Submission
 from leaderboards.models import Entry
 from quizzes.models import Bank, QuizAttempt
-from submissions.models import Submission
 
 VERDICTS = ("WRONG_ANSWER", "RUNTIME_ERROR", "TOO_SLOW", "PARTIAL", "TIME_LIMIT")
 
@@ -57,11 +57,12 @@ def copy(table: str, columns: list[str], rows) -> None:
                 writer.write_row(row)
 
 
-def next_ids(model, n: int) -> range:
+def next_ids(model, n: int) -> range | list[int]:
     """Reserve n ids of a table's sequence, so rows written by COPY can be referred to."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-                       [model._meta.db_table, n])
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [model._meta.db_table, n]
+        )
         ids = [r[0] for r in cursor.fetchall()]
     return range(ids[0], ids[0] + n) if ids == list(range(ids[0], ids[0] + n)) else ids
 
@@ -71,12 +72,42 @@ def seed(rng: random.Random, o: dict, out) -> None:
     n_students, n_courses = o["students"], o["courses"]
     # Users: instructors, then students; a password nobody can use.
     user_ids = next_ids(User, n_students + n_courses)
-    copy(User._meta.db_table,
-         ["id", "password", "is_superuser", "username", "first_name", "last_name", "email", "is_staff", "is_active",
-          "date_joined", "role", "pseudonym", "hide_from_public_boards"],
-         ((uid, "!", False, f"bench-{i:05}", f"Given{i}", f"Family{i % 997}", f"bench{i}@example.org",
-           i < n_courses, True, now, "instructor" if i < n_courses else "student", f"bench-pseudonym-{i:05}",
-           i % 50 == 0) for i, uid in enumerate(user_ids)))
+    copy(
+        User._meta.db_table,
+        [
+            "id",
+            "password",
+            "is_superuser",
+            "username",
+            "first_name",
+            "last_name",
+            "email",
+            "is_staff",
+            "is_active",
+            "date_joined",
+            "role",
+            "pseudonym",
+            "hide_from_public_boards",
+        ],
+        (
+            (
+                uid,
+                "!",
+                False,
+                f"bench-{i:05}",
+                f"Given{i}",
+                f"Family{i % 997}",
+                f"bench{i}@example.org",
+                i < n_courses,
+                True,
+                now,
+                "instructor" if i < n_courses else "student",
+                f"bench-pseudonym-{i:05}",
+                i % 50 == 0,
+            )
+            for i, uid in enumerate(user_ids)
+        ),
+    )
     instructors, students = list(user_ids[:n_courses]), list(user_ids[n_courses:])
     out.write(f"users: {len(user_ids)}")
 
@@ -84,40 +115,87 @@ def seed(rng: random.Random, o: dict, out) -> None:
     for e in range(o["exercises"]):
         ex = Exercise.objects.create(slug=f"bench-exercise-{e:02}", uid=f"bench-exercise-{e:02}")
         ex.current_version = ExerciseVersion.objects.create(
-            exercise=ex, number=1, declared_version=1, digest=f"bench-{e}", title_en=f"Bench exercise {e}",
-            title_zh=f"基准练习 {e}", summary_en="", summary_zh="", statement_en="", statement_zh="", starter="",
-            difficulty="medium", points=10, files={})
+            exercise=ex,
+            number=1,
+            declared_version=1,
+            digest=f"bench-{e}",
+            title_en=f"Bench exercise {e}",
+            title_zh=f"基准练习 {e}",
+            summary_en="",
+            summary_zh="",
+            statement_en="",
+            statement_zh="",
+            starter="",
+            difficulty="medium",
+            points=10,
+            files={},
+        )
         ex.save(update_fields=["current_version"])
         exercises.append(ex)
-    bank = Bank.objects.create(uid="bench-bank", source="bench", title_en="Bench quiz", title_zh="基准测验",
-                               description_en="", description_zh="")
+    bank = Bank.objects.create(
+        uid="bench-bank",
+        source="bench",
+        title_en="Bench quiz",
+        title_zh="基准测验",
+        description_en="",
+        description_zh="",
+    )
 
     # Courses: the first has `big_course` students, the rest share the others evenly.
-    courses = Course.objects.bulk_create([
-        Course(title_en=f"Bench course {c}", title_zh=f"基准课程 {c}", term="Spring 2027",
-               join_code=f"BENCH{c:03}", created_by_id=instructors[c]) for c in range(n_courses)])
+    courses = Course.objects.bulk_create(
+        [
+            Course(
+                title_en=f"Bench course {c}",
+                title_zh=f"基准课程 {c}",
+                term="Spring 2027",
+                join_code=f"BENCH{c:03}",
+                created_by_id=instructors[c],
+            )
+            for c in range(n_courses)
+        ]
+    )
     course_of: dict[int, int] = {}
-    rest = students[o["big_course"]:]
-    for s in students[:o["big_course"]]:
+    rest = students[o["big_course"] :]
+    for s in students[: o["big_course"]]:
         course_of[s] = courses[0].id
     per = math.ceil(len(rest) / max(1, n_courses - 1))
     for i, s in enumerate(rest):
         course_of[s] = courses[1 + i // per].id
-    copy(Membership._meta.db_table, ["course_id", "user_id", "role", "joined_at"],
-         [(c.id, instructors[i], "instructor", now) for i, c in enumerate(courses)]
-         + [(c, s, "student", now) for s, c in course_of.items()])
+    copy(
+        Membership._meta.db_table,
+        ["course_id", "user_id", "role", "joined_at"],
+        [(c.id, instructors[i], "instructor", now) for i, c in enumerate(courses)]
+        + [(c, s, "student", now) for s, c in course_of.items()],
+    )
     # Each course: 5 assignments of 3 exercises and a quiz.
     items_of: dict[int, list[AssignmentItem]] = {}
     for course in courses:
-        assignments = Assignment.objects.bulk_create([
-            Assignment(course=course, position=a + 1, title_en=f"Week {a + 1}", title_zh=f"第 {a + 1} 周",
-                       opens_at=now - timedelta(days=60), due_at=now + timedelta(days=30)) for a in range(5)])
+        assignments = Assignment.objects.bulk_create(
+            [
+                Assignment(
+                    course=course,
+                    position=a + 1,
+                    title_en=f"Week {a + 1}",
+                    title_zh=f"第 {a + 1} 周",
+                    opens_at=now - timedelta(days=60),
+                    due_at=now + timedelta(days=30),
+                )
+                for a in range(5)
+            ]
+        )
         items = []
         for a, assignment in enumerate(assignments):
             for k in range(3):
                 ex = exercises[(a * 3 + k) % len(exercises)]
-                items.append(AssignmentItem(assignment=assignment, position=k + 1, kind="exercise",
-                                            exercise_version_id=ex.current_version_id, points=10))
+                items.append(
+                    AssignmentItem(
+                        assignment=assignment,
+                        position=k + 1,
+                        kind="exercise",
+                        exercise_version_id=ex.current_version_id,
+                        points=10,
+                    )
+                )
         items.append(AssignmentItem(assignment=assignments[-1], position=4, kind="quiz", bank=bank, points=10))
         items_of[course.id] = AssignmentItem.objects.bulk_create(items)
     out.write(f"courses: {len(courses)}, exercises: {len(exercises)}")
@@ -137,28 +215,93 @@ def seed(rng: random.Random, o: dict, out) -> None:
             score = 1.0 if accepted else round(rng.choice((0.0, 0.0, 0.25, 0.5, 0.75)), 2)
             verdict = "ACCEPTED" if accepted else rng.choice(VERDICTS)
             ratio = round(rng.lognormvariate(0, 0.35), 3) if accepted else None
-            perf = {"cases": [{"name": "speed", "ratio": ratio, "interval": [round(ratio * 0.93, 3), round(ratio * 1.08, 3)],
-                               "decision": "pass"}]} if accepted else None
-            checks = [{"name": "forward_values", "passed": score > 0}, {"name": "gradients_match", "passed": score >= 0.75}]
+            perf = (
+                {
+                    "cases": [
+                        {
+                            "name": "speed",
+                            "ratio": ratio,
+                            "interval": [round(ratio * 0.93, 3), round(ratio * 1.08, 3)],
+                            "decision": "pass",
+                        }
+                    ]
+                }
+                if accepted
+                else None
+            )
+            checks = [
+                {"name": "forward_values", "passed": score > 0},
+                {"name": "gradients_match", "passed": score >= 0.75},
+            ]
             code = f"# bench submission {sid}\nclass StaticGraph: ...\n"
             key = (s, e)
             current = best.get(key)
             if current is None or (score, -(ratio or 0)) > (current[1], -(current[2] or 0)):
                 best[key] = (sid, score, ratio, created, code)
-            yield (sid, s, version, code, "graded", verdict, score,
-                   json.dumps({"verdict": verdict, "score": score, "checks": checks, "perf": perf}),
-                   1, created, created, created + timedelta(seconds=20))
+            yield (
+                sid,
+                s,
+                version,
+                code,
+                "graded",
+                verdict,
+                score,
+                json.dumps({"verdict": verdict, "score": score, "checks": checks, "perf": perf}),
+                1,
+                created,
+                created,
+                created + timedelta(seconds=20),
+            )
 
-    copy(Submission._meta.db_table,
-         ["id", "user_id", "exercise_version_id", "code", "status", "verdict", "score", "result", "attempts",
-          "created_at", "started_at", "finished_at"], submissions())
+    copy(
+        Submission._meta.db_table,
+        [
+            "id",
+            "user_id",
+            "exercise_version_id",
+            "code",
+            "status",
+            "verdict",
+            "score",
+            "result",
+            "attempts",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ],
+        submissions(),
+    )
     out.write(f"submissions: {len(sub_ids)}")
-    copy(Entry._meta.db_table,
-         ["user_id", "exercise_id", "exercise_version_id", "submission_id", "code_digest", "score", "ratio",
-          "ratio_low", "ratio_high", "achieved_at"],
-         ((s, exercises[e].id, exercises[e].current_version_id, sid, f"{sid:064x}", score, ratio,
-           round(ratio * 0.93, 3) if ratio else None, round(ratio * 1.08, 3) if ratio else None, created)
-          for (s, e), (sid, score, ratio, created, _code) in best.items()))
+    copy(
+        Entry._meta.db_table,
+        [
+            "user_id",
+            "exercise_id",
+            "exercise_version_id",
+            "submission_id",
+            "code_digest",
+            "score",
+            "ratio",
+            "ratio_low",
+            "ratio_high",
+            "achieved_at",
+        ],
+        (
+            (
+                s,
+                exercises[e].id,
+                exercises[e].current_version_id,
+                sid,
+                f"{sid:064x}",
+                score,
+                ratio,
+                round(ratio * 0.93, 3) if ratio else None,
+                round(ratio * 1.08, 3) if ratio else None,
+                created,
+            )
+            for (s, e), (sid, score, ratio, created, _code) in best.items()
+        ),
+    )
     out.write(f"entries: {len(best)}")
 
     quiz_share: dict[int, float] = {}
@@ -169,11 +312,24 @@ def seed(rng: random.Random, o: dict, out) -> None:
             score = float(rng.randrange(11))
             quiz_share[s] = max(quiz_share.get(s, 0.0), score / 10)
             started = now - timedelta(minutes=rng.randrange(60 * 24 * 50))
-            yield (s, "bank", bank.id, "{}", rng.randrange(2**31), started, started + timedelta(minutes=15), "finished",
-                   score, 10.0)
+            yield (
+                s,
+                "bank",
+                bank.id,
+                "{}",
+                rng.randrange(2**31),
+                started,
+                started + timedelta(minutes=15),
+                "finished",
+                score,
+                10.0,
+            )
 
-    copy(QuizAttempt._meta.db_table, ["user_id", "kind", "bank_id", "filters", "seed", "started_at", "finished_at",
-                                      "status", "score", "max_score"], attempts())
+    copy(
+        QuizAttempt._meta.db_table,
+        ["user_id", "kind", "bank_id", "filters", "seed", "started_at", "finished_at", "status", "score", "max_score"],
+        attempts(),
+    )
     out.write(f"quiz attempts: {o['quiz_attempts']}")
 
     index = {ex.current_version_id: e for e, ex in enumerate(exercises)}
@@ -189,6 +345,19 @@ def seed(rng: random.Random, o: dict, out) -> None:
                 if got:
                     yield (item.id, s, got[1] * item.points, 0, 0, 1, got[0], None, now)
 
-    copy(ItemScore._meta.db_table, ["item_id", "user_id", "points", "days_late", "late_refused", "attempts",
-                                    "submission_id", "override_points", "updated_at"], scores())
+    copy(
+        ItemScore._meta.db_table,
+        [
+            "item_id",
+            "user_id",
+            "points",
+            "days_late",
+            "late_refused",
+            "attempts",
+            "submission_id",
+            "override_points",
+            "updated_at",
+        ],
+        scores(),
+    )
     out.write("item scores written")
