@@ -26,7 +26,7 @@ from catalog.models import Exercise
 from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership, RegradeJob, ScoreOverride
 from courses.tasks import regrade_job_run
 from grading.models import Submission
-from grading.services import submission_create, submission_requeue
+from grading.services import submission_create
 
 ROSTER_MAX_BYTES = 512 * 1024
 ROSTER_MAX_ROWS = 5000
@@ -240,15 +240,6 @@ def regrade_start(*, course: Course, by: User, scope: str, submission_ids: list[
     )
     transaction.on_commit(lambda: regrade_job_run.delay(job.id))
     return job
-
-
-def regrade_job_execute(job_id: int) -> None:
-    """Idempotent: a submission graded again since the job began is not requeued twice."""
-    job = RegradeJob.objects.get(id=job_id)
-    RegradeJob.objects.filter(id=job_id, started_at__isnull=True).update(started_at=timezone.now())
-    for submission_id in job.submission_ids:
-        with transaction.atomic():
-            submission_requeue(submission_id, graded_before=job.created_at)
 
 
 def item_move_to_current_version(*, item: AssignmentItem, by: User) -> RegradeJob:

@@ -1,3 +1,5 @@
+import importlib
+
 from django.apps import AppConfig
 
 
@@ -5,4 +7,5 @@ class LeaderboardsConfig(AppConfig):
     name = "leaderboards"
 
     def ready(self) -> None:
-        from leaderboards import receivers  # noqa: F401  (connects the signal receivers)
+        # Receivers connect when imported, and only once every app is loaded.
+        importlib.import_module("leaderboards.receivers")

@@ -12,9 +12,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from courses.jobs import regrade_job_execute
 from courses.models import Course, ItemScore, Membership, RegradeJob, ScoreOverride
 from courses.selectors import regrade_progress
-from courses.services import regrade_job_execute
 from grading.models import Submission
 from tests.platform import classroom as make
 
