@@ -1,4 +1,5 @@
 """Regrade jobs as a worker runs them; tasks.py wraps this, services.py queues it."""
+
 from django.db import transaction
 from django.utils import timezone
 

@@ -38,6 +38,12 @@ def assignments_of(course: Course) -> QuerySet[Assignment]:
     return course.assignments.prefetch_related(Prefetch("items", queryset=items))
 
 
+def student_ids(course: Course) -> list[int]:
+    """The course's students' ids, read first: filtering by a list of a few hundred ids lets
+    PostgreSQL probe indexes where a join would scan every user of the site."""
+    return list(course.memberships.filter(role=Membership.Role.STUDENT).values_list("user_id", flat=True))
+
+
 def students_of(course: Course) -> QuerySet[User]:
     return User.objects.filter(memberships__course=course, memberships__role=Membership.Role.STUDENT).order_by(
         "last_name", "first_name", "username"
@@ -87,7 +93,8 @@ def gradebook(course: Course) -> Gradebook:
     assignments = list(assignments_of(course))
     items = [item for assignment in assignments for item in assignment.items.all()]
     column = {item.id: i for i, item in enumerate(items)}
-    rows = {student.id: GradebookRow(student, [None] * len(items)) for student in students_of(course)}
+    students = User.objects.filter(id__in=student_ids(course)).order_by("last_name", "first_name", "username")
+    rows = {student.id: GradebookRow(student, [None] * len(items)) for student in students}
     scores = ItemScore.objects.filter(item__assignment__course=course).values_list(
         "user_id", "item_id", "points", "override_points", "days_late", "late_refused", "attempts"
     )

@@ -31,7 +31,8 @@ class Entry(models.Model):
                 name="board_order",
                 include=["user_id", "ratio_high"],
             ),
-            models.Index(fields=["user"], name="entry_user"),
+            # A course's board: its few hundred students' entries, probed by user.
+            models.Index(fields=["user", "exercise_version"], name="entry_user"),
         ]
 
     def __str__(self) -> str:

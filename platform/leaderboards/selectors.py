@@ -21,7 +21,8 @@ from django.db.models.functions import Coalesce
 
 from accounts.models import User
 from catalog.models import Exercise
-from courses.models import Course, ItemScore, Membership
+from courses.models import Course, ItemScore
+from courses.selectors import student_ids
 from leaderboards.models import Entry
 from leaderboards.services import FULL_SCORE
 
@@ -155,7 +156,7 @@ def exercise_board(
         hidden = User.objects.filter(hide_from_public_boards=True).exclude(id=viewer.id).values("id")
         entries = entries.exclude(user_id__in=hidden)
     else:
-        entries = entries.filter(user__memberships__course=course, user__memberships__role=Membership.Role.STUDENT)
+        entries = entries.filter(user_id__in=student_ids(course))
     return _board(entries, viewer=viewer, page=page, real_names=real_names)
 
 
@@ -167,7 +168,7 @@ def course_board(course: Course, *, viewer: User, page: int = 1, real_names: boo
         .annotate(total=Sum(Coalesce("override_points", "points")))
         .order_by()
     )
-    students = User.objects.filter(memberships__course=course, memberships__role=Membership.Role.STUDENT).values_list(
+    students = User.objects.filter(id__in=student_ids(course)).values_list(
         "id", "pseudonym", "username", "first_name", "last_name"
     )
     raw = sorted(
