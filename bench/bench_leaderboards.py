@@ -40,6 +40,7 @@ def main() -> None:
     from django.conf import settings
     from django.core.management import call_command
     from django.db import connection
+    from django.db.models import Count
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
@@ -108,14 +109,14 @@ def main() -> None:
     heavy_id = (
         Submission.objects.values("user_id")
         .order_by()
-        .annotate(n=__import__("django").db.models.Count("id"))
+        .annotate(n=Count("id"))
         .order_by("-n")
         .values_list("user_id", "n")[0]
     )
-    fresh = User.objects.create_user("bench-fresh-student", password=None)
+    fresh = User.objects.create_user(f"fresh-student-{time.time_ns()}", password=None)  # no history, each run
     Membership.objects.create(course=course, user=fresh, role="student")
     store = {}
-    for label, user_id in (("long history (%d submissions)" % heavy_id[1], heavy_id[0]), ("no history", fresh.id)):
+    for label, user_id in ((f"long history ({heavy_id[1]} submissions)", heavy_id[0]), ("no history", fresh.id)):
         times, counts = [], []
         for i in range(RUNS):
             sub = Submission.objects.create(
