@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -81,7 +82,7 @@ def course_detail(request, pk: int):
             "assignments": assignments,
             "mine": mine,
             "now": timezone.now(),
-            "join_link": request.build_absolute_uri(f"/courses/join/{course.join_code}/"),
+            "join_link": request.build_absolute_uri(reverse("courses:join_code", args=[course.join_code])),
         },
     )
 
