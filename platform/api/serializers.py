@@ -119,3 +119,22 @@ class QuizBankSerializer(serializers.Serializer):
     description = serializers.CharField()
     question_count = serializers.IntegerField()
     time_limit_s = serializers.IntegerField(allow_null=True)
+
+
+class BoardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    shared = serializers.BooleanField(help_text="Others hold the same rank: noise cannot order them")
+    name = serializers.CharField(help_text="The name the student shows on boards")
+    score = serializers.FloatField()
+    ratio = serializers.FloatField(allow_null=True, help_text="Time over the reference's, when timed")
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    is_you = serializers.BooleanField()
+
+
+class BoardSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    rows = BoardRowSerializer(many=True)
+    you = BoardRowSerializer(allow_null=True)

@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.serializers import (
+    BoardSerializer,
     ExerciseDetailSerializer,
     ExerciseSerializer,
     QuizBankSerializer,
@@ -24,6 +25,7 @@ from api.serializers import (
 from catalog.selectors import exercises_published
 from grading.models import Submission
 from grading.services import submission_create
+from leaderboards.selectors import exercise_board
 from quizzes.selectors import banks_published
 from submissions.forms import SubmissionForm
 from workbench.selectors import exercise_entries
@@ -119,6 +121,22 @@ class SubmissionDetailView(GenericAPIView):
             Submission.objects.select_related("exercise_version__exercise"), pk=pk, user=request.user
         )
         return Response(SubmissionSerializer(submission, context={"request": request}).data)
+
+
+class LeaderboardView(GenericAPIView):
+    serializer_class = BoardSerializer
+
+    @extend_schema(
+        operation_id="exercises_leaderboard",
+        summary="The exercise's site-wide leaderboard, one page, and your row",
+        parameters=[SLUG, OpenApiParameter("page", int, description="1 and up")],
+        responses={200: BoardSerializer, **NOT_FOUND},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        exercise = get_object_or_404(exercises_published(), slug=slug)
+        page = request.query_params.get("page", "1")
+        board = exercise_board(exercise, viewer=request.user, page=int(page) if page.isdigit() and int(page) else 1)
+        return Response(BoardSerializer(board).data)
 
 
 class QuizBankListView(GenericAPIView):

@@ -111,3 +111,17 @@ def test_the_docs_page_serves_swagger_from_our_own_static_files(client):
     page = client.get(reverse("api:docs")).content.decode()
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in page
     assert "cdn" not in page.lower()
+
+
+def test_the_leaderboard_is_the_pages_board(client, exercise, token, make_user, graded):
+    from grading.models import Submission as Stored
+    from grading.signals import submission_graded
+
+    empty = client.get(reverse("api:leaderboard", args=[exercise.slug]), **auth(token)).json()
+    assert (empty["total"], empty["rows"], empty["you"]) == (0, [], None)
+    mine = graded("accepted", user=token.user)
+    submission_graded.send(sender=Stored, submission=mine)  # as grading does when it stores a verdict
+    body = client.get(reverse("api:leaderboard", args=[exercise.slug]), **auth(token)).json()
+    assert body["total"] == 1 and body["rows"][0]["rank"] == 1 and body["you"]["is_you"] is True
+    assert "user_id" not in body["rows"][0] and "real_name" not in body["rows"][0]
+    assert client.get(reverse("api:leaderboard", args=["no-such-exercise"]), **auth(token)).status_code == 404
