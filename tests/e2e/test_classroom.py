@@ -16,6 +16,7 @@ from accounts.models import User
 from accounts.services import user_set_role
 from catalog.services import content_sync
 from leaderboards.models import Entry
+from tests.e2e.journeys import write_code
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SLUG = "static-graph-executor"
@@ -50,9 +51,9 @@ def sign_up_join_and_submit(chromium: Browser, base_url: str, username: str, joi
     page.get_by_role("button", name="Join").click()
     expect(page.get_by_role("heading", name=re.compile("Graphs 101"))).to_be_visible()
     page.get_by_role("link", name=TITLE).click()
-    page.locator("textarea[name=code]").fill(code)
-    page.get_by_role("button", name="Submit").click()
-    expect(page.locator("#verdict")).to_have_text("ACCEPTED", timeout=180_000)
+    write_code(page, code)
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(page.locator("#verdict")).to_have_attribute("data-kind", "ACCEPTED", timeout=180_000)
     return page
 
 
