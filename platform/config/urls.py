@@ -10,5 +10,6 @@ urlpatterns = [
     path("submissions/", include("submissions.urls")),
     path("quizzes/", include("quizzes.urls")),
     path("interviews/", include("interviews.urls")),
+    path("lessons/", include("lessons.urls")),
     path("", include("catalog.urls")),
 ]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
+from .. import events
 from ..errors import (GradientError, GraphError, GraphFrozenError, NoValueError, ShapeError, SourceLocation,
                       TracerError, user_location)
 from ..functional import TensorLike
@@ -217,6 +218,11 @@ class Graph:
         node = Node(self, len(self.nodes), op, inputs, attrs, shape, dtype, name, user_location())
         self.nodes.append(node)
         self._by_name[name] = node
+        if events.listener is not None:
+            events.listener({"engine": "static", "kind": "define", "graph": self.name, "node": name, "op": op,
+                             "inputs": [i.name if isinstance(i, Node) else i for i in inputs],
+                             "shape": list(shape) if shape is not None else None,
+                             "dtype": np.dtype(dtype).name if dtype is not None else None})
         return node
 
     def node(self, name: str) -> Node:

@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "submissions",
     "quizzes",
     "interviews",
+    "lessons",
 ]
 
 MIDDLEWARE = [
