@@ -101,7 +101,8 @@ def _static_steps(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
     passes = [e for e in trace if e["kind"] == "pass"]
     for event in trace:
         if event["kind"] == "define":
-            steps.append({"phase": "define", "node": event["node"], "op": event["op"], "inputs": event["inputs"]})
+            steps.append({"phase": "define", "node": event["node"], "op": event["op"], "inputs": event["inputs"],
+                          "value": event["value"]})
         elif event["kind"] == "compiled":
             steps.append({"phase": "compile", "plan": event["plan"], "kernels": event["kernels"],
                           "passes": [{"pass": p["pass"], "nodes": p["nodes"], "notes": p["notes"]} for p in passes]})

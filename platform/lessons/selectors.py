@@ -14,7 +14,7 @@ from catalog.models import Exercise
 from grader.lessons import split_segments
 from grader.lessons.traces import DEFAULT_FLOW_PROGRAM, all_execution_traces, compile_flow
 from lessons.models import Lesson, LessonProgress, chinese
-from quizzes.models import QuizAttempt, Topic
+from quizzes.models import Question, QuizAttempt, Topic
 
 # The short quiz counts as passed at this share of its points.
 PASS_SHARE = 2 / 3
@@ -48,12 +48,12 @@ def lesson_page(lesson: Lesson, user) -> dict[str, Any]:
     """What the lesson template needs: segments in the active language, links, progress and viz data."""
     version = lesson.current_version
     meta = version.meta
-    segments = split_segments(version.body)
+    segments = page_segments(split_segments(version.body))
     titles = {l.slug: l.current_version.title for l in lessons_published().filter(slug__in=meta["prerequisites"])}
     exercises = [e for e in Exercise.objects.filter(slug__in=meta["exercises"], retired=False)
                  .select_related("current_version")]
     topics = list(Topic.objects.filter(uid__in=meta["topics"]))
-    names = {s.text for s in segments if s.kind == "viz"}
+    names = {s["text"] for s in segments if s["kind"] == "viz"}
     path = [entry["lesson"] for entry in learning_path(user)] if user.is_authenticated else []
     position = next((i for i, l in enumerate(path) if l.pk == lesson.pk), None)
     return {
@@ -79,6 +79,21 @@ def radar_table(radar: dict[str, Any]) -> dict[str, Any]:
              "cells": [{"score": score, "why": why[lang]} for score, why in zip(f["scores"], f["why"])]}
             for f in radar.get("frameworks", [])]
     return {"radar_axes": axes, "radar_rows": rows}
+
+
+def page_segments(segments: list) -> list[dict[str, Any]]:
+    """Segments as dicts; a ``questions`` segment carries its questions' text in the active language."""
+    wanted = [uid for s in segments if s.kind == "questions" for uid in s.text.split()]
+    found = Question.objects.filter(uid__in=wanted, retired=False).in_bulk(field_name="uid")
+    lang = language_key()
+    result = []
+    for segment in segments:
+        item = segment.to_dict()
+        if segment.kind == "questions":
+            item["questions"] = [{"uid": uid, "text": found[uid].spec["text"].get(lang) or found[uid].spec["text"]["en"]}
+                                 for uid in segment.text.split() if uid in found]
+        result.append(item)
+    return result
 
 
 def viz_data(name: str, data: dict[str, Any]) -> dict[str, Any]:

@@ -101,7 +101,8 @@
       var nodes = [], edges = [];
       steps.forEach(function (s) {
         if (s.phase !== "define") return;
-        nodes.push({ id: s.node, label: s.node, sub: s.op });
+        var constant = s.op === "constant";
+        nodes.push({ id: s.node, label: constant ? GraphView.formatValue(s.value) : s.node, sub: s.op });
         s.inputs.forEach(function (i) { edges.push([i, s.node]); });
       });
       return { nodes: nodes, edges: edges };
@@ -153,7 +154,9 @@
       var state = !n ? _("No graph yet.") : !plan ? _("The graph is being described: nodes exist, values do not.")
         : fmt(_("Compiled and frozen: a plan of %(k)s kernels; no op may be added now."), { k: plan.kernels }, true);
       view.column.querySelector(".graph-state").textContent = state;
-      view.column.querySelector(".current").textContent = !last ? "" : last.phase === "define"
+      view.column.querySelector(".step-text").textContent = !last ? "" : last.phase === "define" && last.op === "constant"
+        ? fmt(_("define %(node)s = the constant %(value)s, known before any run"), { node: last.node, value: GraphView.formatValue(last.value) }, true)
+        : last.phase === "define"
         ? fmt(_("define %(node)s = %(op)s(%(inputs)s): no value yet"), { node: last.node, op: last.op, inputs: last.inputs.join(", ") }, true)
         : last.phase === "compile"
         ? fmt(_("compile: %(passes)s passes; %(removed)s node(s) left out of the plan"), { passes: last.passes.length,
@@ -175,7 +178,7 @@
       view.drawn.edges.forEach(function (e) { e.classList.toggle("hidden", !present[e.dataset.to.split(":")[0]]); });
       view.column.querySelector(".graph-state").textContent = !n ? _("No graph yet.")
         : fmt(_("The tape holds %(k)s op(s) so far; it grows as each line runs."), { k: taped }, true);
-      view.column.querySelector(".current").textContent = !last ? "" : last.phase === "leaf"
+      view.column.querySelector(".step-text").textContent = !last ? "" : last.phase === "leaf"
         ? fmt(_("%(node)s = tensor(%(value)s): the value exists at once"), { node: last.node, value: GraphView.formatValue(last.value) }, true)
         : fmt(_("%(node)s = %(op)s(%(inputs)s) → %(value)s%(tape)s"), { node: last.node, op: last.op, inputs: last.inputs.join(", "),
             value: GraphView.formatValue(last.value), tape: last.taped ? _(", recorded on the tape") : "" }, true);
@@ -226,6 +229,7 @@
       root.querySelector("[data-action=prev]").disabled = index === 0;
       root.querySelector("[data-action=next]").disabled = index === flow.stages.length - 1;
       list.querySelectorAll("button").forEach(function (b, k) { b.setAttribute("aria-pressed", k === index ? "true" : "false"); });
+      counts.querySelectorAll("tr").forEach(function (row, k) { row.classList.toggle("selected", k === index); });
       root.dataset.pass = stage.pass;
     }
     function load(newFlow) {
@@ -233,7 +237,7 @@
       list.textContent = ""; counts.textContent = "";
       flow.stages.forEach(function (stage, k) {
         var item = document.createElement("li"), button = document.createElement("button");
-        button.type = "button"; button.className = "link"; button.textContent = PASS_NAMES[stage.pass] || stage.pass;
+        button.type = "button"; button.className = "link"; button.textContent = (k + 1) + ". " + (PASS_NAMES[stage.pass] || stage.pass);
         button.addEventListener("click", function () { index = k; render(); });
         item.appendChild(button); list.appendChild(item);
         var row = document.createElement("tr");
