@@ -6,6 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -104,7 +105,7 @@ class RateLimited(Exception):
 @transaction.atomic
 def _claim_run(user, kind: str) -> PlaygroundRun:
     """Count the user's recent runs under a lock on the user row, so two tabs cannot both slip in."""
-    type(user).objects.select_for_update().filter(pk=user.pk).first()
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
     since = timezone.now() - timedelta(seconds=WINDOW_S)
     recent = list(PlaygroundRun.objects.filter(user=user, created_at__gte=since)
                   .order_by("created_at").values_list("created_at", flat=True))
