@@ -35,10 +35,12 @@ def learning_path(user) -> list[dict[str, Any]]:
     """Every lesson in path order with the student's progress and whether its prerequisites are done."""
     read = set(LessonProgress.objects.filter(user=user).values_list("lesson__slug", flat=True))
     passed = quiz_passed_slugs(user)
+    lessons = list(lessons_published())
+    titles = {lesson.slug: lesson.current_version.title for lesson in lessons}
     path = []
-    for lesson in lessons_published():
+    for lesson in lessons:
         meta = lesson.current_version.meta
-        missing = [slug for slug in meta.get("prerequisites", []) if slug not in read]
+        missing = [titles.get(slug, slug) for slug in meta.get("prerequisites", []) if slug not in read]
         path.append({"lesson": lesson, "version": lesson.current_version, "read": lesson.slug in read,
                      "passed": lesson.slug in passed, "missing": missing, "quiz_size": len(meta.get("quiz", []))})
     return path

@@ -29,7 +29,7 @@ def lessons(transactional_db, content_dir, settings, requires):
 def step_static_vs_dynamic(page: Page) -> None:
     viz = page.locator("#viz-static-vs-dynamic")
     static, eager = viz.locator("[data-engine=static]"), viz.locator("[data-engine=eager]")
-    expect(static.locator(".graph-state")).to_have_text("No graph yet.")
+    expect(static.locator(".graph-state")).to_have_text("No graph yet: press Step or Play.")
     for _ in range(3):
         viz.get_by_role("button", name="Step").click()
     expect(viz.locator(".step-counter")).to_have_text("step 3 of 20")

@@ -151,7 +151,7 @@
         g.querySelector(".sub").textContent = id in values ? "= " + GraphView.formatValue(values[id]) : g.dataset.sub;
       });
       view.drawn.edges.forEach(function (e) { e.classList.toggle("hidden", !defined[e.dataset.to]); });
-      var state = !n ? _("No graph yet.") : !plan ? _("The graph is being described: nodes exist, values do not.")
+      var state = !n ? _("No graph yet: press Step or Play.") : !plan ? _("The graph is being described: nodes exist, values do not.")
         : fmt(_("Compiled and frozen: a plan of %(k)s kernels; no op may be added now."), { k: plan.kernels }, true);
       view.column.querySelector(".graph-state").textContent = state;
       view.column.querySelector(".step-text").textContent = !last ? "" : last.phase === "define" && last.op === "constant"
@@ -176,7 +176,7 @@
         if (present[id]) g.querySelector(".sub").textContent = "= " + GraphView.formatValue(present[id].value);
       });
       view.drawn.edges.forEach(function (e) { e.classList.toggle("hidden", !present[e.dataset.to.split(":")[0]]); });
-      view.column.querySelector(".graph-state").textContent = !n ? _("No graph yet.")
+      view.column.querySelector(".graph-state").textContent = !n ? _("No graph yet: press Step or Play.")
         : fmt(_("The tape holds %(k)s op(s) so far; it grows as each line runs."), { k: taped }, true);
       view.column.querySelector(".step-text").textContent = !last ? "" : last.phase === "leaf"
         ? fmt(_("%(node)s = tensor(%(value)s): the value exists at once"), { node: last.node, value: GraphView.formatValue(last.value) }, true)
