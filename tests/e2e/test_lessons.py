@@ -9,7 +9,6 @@ from playwright.sync_api import Page, expect
 from grader.lessons import load_lessons
 from lessons.services import lessons_sync
 from quizzes.services import quiz_content_sync
-from tests.e2e.journeys import log_in
 from tests.sandbox.backends import backend_sandbox
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -18,12 +17,20 @@ LESSONS = load_lessons(ROOT / "exercises").lessons
 
 
 @pytest.fixture
-def lessons(transactional_db, content_dir, settings, requires):
+def lessons(transactional_db, content_dir, settings, requires, make_user, live_server, page):
+    """Lessons and quiz banks loaded, and the browser signed in as a student (by session cookie:
+    the login form has its own journey test)."""
+    from django.test import Client
+
     backend_sandbox("local", requires)
     settings.SANDBOX_BACKEND = "local"   # the playground runs where grading runs: here, bubblewrap
     settings.CONTENT_DIR = content_dir
     assert not quiz_content_sync(content_dir).errors
     assert not lessons_sync(content_dir).errors
+    client = Client()
+    client.force_login(make_user("ada"))
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                               "url": live_server.url}])
 
 
 def step_static_vs_dynamic(page: Page) -> None:
@@ -101,7 +108,6 @@ STEPPERS = {"static-vs-dynamic": step_static_vs_dynamic, "compile-flow": step_co
 def test_lesson_page(lesson, lessons, live_server, page):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    log_in(page, live_server.url)
     page.goto(f"{live_server.url}/lessons/{lesson.slug}/")
     expect(page.get_by_role("heading", level=1)).to_have_text(lesson.title["en"])
     runnable = [s for s in lesson.segments("en") if s.runnable]
@@ -124,7 +130,6 @@ def test_lesson_page(lesson, lessons, live_server, page):
 
 def test_the_playground_shows_output_errors_and_the_rate_limit(lessons, live_server, page, monkeypatch):
     monkeypatch.setattr("lessons.services.RUNS_PER_WINDOW", 2)
-    log_in(page, live_server.url)
     page.goto(f"{live_server.url}/lessons/playground/")
     form = page.locator("#playground")
     form.locator("textarea").fill("print('hello from the sandbox')\nraise SystemExit(3)\n")
