@@ -3,11 +3,8 @@ playground runs (kept to enforce the per-user rate limit)."""
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
-from django.utils.translation import get_language
 
-
-def chinese() -> bool:
-    return (get_language() or "en").lower().startswith("zh")
+from catalog.languages import chinese
 
 
 class Lesson(models.Model):

@@ -10,10 +10,11 @@ from typing import Any
 from django.conf import settings
 from django.db.models import F, QuerySet
 
+from catalog.languages import language_key
 from catalog.models import Exercise
 from grader.lessons import split_segments
 from grader.lessons.traces import DEFAULT_FLOW_PROGRAM, all_execution_traces, compile_flow
-from lessons.models import Lesson, LessonProgress, chinese
+from lessons.models import Lesson, LessonProgress
 from quizzes.models import Question, QuizAttempt, Topic
 
 # The short quiz counts as passed at this share of its points.
@@ -134,6 +135,3 @@ def measured_benchmarks() -> dict[str, Any]:
            for key in ("static_vs_eager_mlp", "torch_anchor", "eager_dispatch", "memory_planning")},
     }
 
-
-def language_key() -> str:
-    return "zh-hans" if chinese() else "en"

@@ -12,13 +12,13 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from grader.host import RunResult, run_compile_flow, run_program
 from grader.lessons import Lesson as LessonSpec
 from grader.lessons import check_lessons
-from grader.playground import RunResult, run_compile_flow, run_program
+from grading.sandboxes import grading_sandbox
 from lessons.models import Lesson, LessonProgress, LessonVersion, PlaygroundRun
 from quizzes.models import Question, QuizAttempt
 from quizzes.services import _attempt_create  # the quiz app's one way to snapshot questions into an attempt
-from submissions.services import grading_sandbox
 
 # Each user may start this many sandbox runs (playground and compile flow together) per window.
 RUNS_PER_WINDOW = getattr(settings, "LESSONS_PLAYGROUND_RUNS", 10)

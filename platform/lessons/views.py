@@ -5,10 +5,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from grader.host import SandboxUnavailable
+
 from lessons import selectors
 from lessons.services import (RateLimited, compile_flow_run, lesson_mark_read, lesson_quiz_start,
                               playground_run)
-from sandbox import SandboxUnavailable
 
 
 @login_required
