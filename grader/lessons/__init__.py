@@ -3,8 +3,19 @@ proving their code in the sandbox, and the engine traces their visualisations pl
 
 Pure Python, no Django; the ``lessons`` app syncs what :func:`load_lessons` returns.
 """
-from grader.lessons.content import (ARTICLE_SECTIONS, LANGUAGES, VISUALISATIONS, Lesson, LessonSet, Segment,
-                                    check_lessons, load_lesson, load_lessons, split_segments, validate_lessons)
+from grader.lessons.content import (
+                                    ARTICLE_SECTIONS,
+                                    LANGUAGES,
+                                    VISUALISATIONS,
+                                    Lesson,
+                                    LessonSet,
+                                    Segment,
+                                    check_lessons,
+                                    load_lesson,
+                                    load_lessons,
+                                    split_segments,
+                                    validate_lessons,
+)
 
 __all__ = ["ARTICLE_SECTIONS", "LANGUAGES", "VISUALISATIONS", "Lesson", "LessonSet", "Segment", "check_lessons",
            "load_lesson", "load_lessons", "split_segments", "validate_lessons"]

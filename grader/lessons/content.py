@@ -28,6 +28,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from grader.playground import RunResult, run_program
+from grader.quizzes.content import coding_slugs, load_content
+
 LANGUAGES = ("en", "zh-hans")
 LESSON_FILE = "lesson.toml"
 
@@ -236,8 +239,6 @@ def check_lessons(content_dir: Path) -> LessonSet:
     """Load the lessons and check every reference: prerequisites, exercises, quiz questions,
     topics, interview templates, links, visualisation names, the learning path and the
     article's coverage. No sandbox is needed; :func:`validate_lessons` adds the code."""
-    from grader.quizzes.content import coding_slugs, load_content
-
     content_dir = Path(content_dir)
     result = load_lessons(content_dir)
     quiz = load_content(content_dir)
@@ -295,7 +296,8 @@ def check_lessons(content_dir: Path) -> LessonSet:
         missing = [key for key in ARTICLE_SECTIONS if key not in covered]
         if missing:
             result.problems.setdefault("_path", []).append(
-                "no lesson covers the article's section(s): " + ", ".join(f"{k} ({ARTICLE_SECTIONS[k]})" for k in missing))
+                "no lesson covers the article's section(s): "
+                + ", ".join(f"{k} ({ARTICLE_SECTIONS[k]})" for k in missing))
     return result
 
 
@@ -325,13 +327,11 @@ def normalise_output(text: str) -> str:
 def validate_lessons(content_dir: Path, sandbox: Any) -> dict[str, list[str]]:
     """Problems by lesson (empty lists when valid): :func:`check_lessons`, then every runnable
     block run in ``sandbox`` (once per distinct program), which must exit 0 and print what it claims."""
-    from grader.playground import run_program
-
     result = check_lessons(content_dir)
     problems = result.problems
     if sandbox is None:
         return problems
-    ran: dict[str, Any] = {}
+    ran: dict[str, RunResult] = {}
     for lesson in result.lessons:
         for segment in lesson.runnable():
             if segment.text not in ran:

@@ -14,11 +14,13 @@ from __future__ import annotations
 import inspect
 import json
 import textwrap
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 from grader.engines import F, Graph, events, tensor  # noqa: F401 - F is part of compile_flow's namespace
 from grader.engines.static.passes import unplanned_peak_bytes
-
 
 # --- the programs ----------------------------------------------------------------------
 # Each program exists twice, written the way each engine wants it; the page shows this source.
@@ -154,8 +156,6 @@ outputs = [y]
 def compile_flow(source: str) -> dict[str, Any]:
     """Run a short graph-building program (``g``, ``F``, ``np`` are given; it sets ``outputs``)
     and return the plan after every pass with node, kernel and peak-byte counts."""
-    import numpy as np
-
     graph = Graph("lesson")
     namespace: dict[str, Any] = {"g": graph, "F": F, "np": np}
     with graph:

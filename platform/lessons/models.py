@@ -20,6 +20,13 @@ class Lesson(models.Model):
     def __str__(self) -> str:
         return self.slug
 
+    @property
+    def version(self) -> "LessonVersion":
+        """The current version; every published lesson has one (``lessons_published()`` asks for it)."""
+        if self.current_version is None:
+            raise LessonVersion.DoesNotExist(f"lesson {self.slug!r} has no version yet")
+        return self.current_version
+
 
 class LessonVersion(models.Model):
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="versions")

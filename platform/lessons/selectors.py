@@ -10,7 +10,8 @@ from typing import Any
 from django.conf import settings
 from django.db.models import F, QuerySet
 
-from catalog.languages import language_key
+from accounts.models import User
+from catalog.languages import language_key, localized
 from catalog.models import Exercise
 from grader.lessons import split_segments
 from grader.lessons.traces import DEFAULT_FLOW_PROGRAM, all_execution_traces, compile_flow
@@ -25,40 +26,41 @@ def lessons_published() -> QuerySet[Lesson]:
     return Lesson.objects.filter(retired=False, current_version__isnull=False).select_related("current_version")
 
 
-def quiz_passed_slugs(user) -> set[str]:
+def quiz_passed_slugs(user: User) -> set[str]:
     finished = QuizAttempt.objects.filter(user=user, status=QuizAttempt.Status.FINISHED,
                                           filters__has_key="lesson", max_score__gt=0,
                                           score__gte=F("max_score") * PASS_SHARE)
     return {attempt.filters["lesson"] for attempt in finished.only("filters")}
 
 
-def learning_path(user) -> list[dict[str, Any]]:
+def learning_path(user: User) -> list[dict[str, Any]]:
     """Every lesson in path order with the student's progress and whether its prerequisites are done."""
     read = set(LessonProgress.objects.filter(user=user).values_list("lesson__slug", flat=True))
     passed = quiz_passed_slugs(user)
     lessons = list(lessons_published())
-    titles = {lesson.slug: lesson.current_version.title for lesson in lessons}
+    titles = {lesson.slug: lesson.version.title for lesson in lessons}
     path = []
     for lesson in lessons:
-        meta = lesson.current_version.meta
+        meta = lesson.version.meta
         missing = [titles.get(slug, slug) for slug in meta.get("prerequisites", []) if slug not in read]
         path.append({"lesson": lesson, "version": lesson.current_version, "read": lesson.slug in read,
                      "passed": lesson.slug in passed, "missing": missing, "quiz_size": len(meta.get("quiz", []))})
     return path
 
 
-def lesson_page(lesson: Lesson, user) -> dict[str, Any]:
+def lesson_page(lesson: Lesson, user: User) -> dict[str, Any]:
     """What the lesson template needs: segments in the active language, links, progress and viz data."""
-    version = lesson.current_version
+    version = lesson.version
     meta = version.meta
     segments = page_segments(split_segments(version.body))
-    titles = {l.slug: l.current_version.title for l in lessons_published().filter(slug__in=meta["prerequisites"])}
+    titles = {other.slug: other.version.title
+              for other in lessons_published().filter(slug__in=meta["prerequisites"])}
     exercises = [e for e in Exercise.objects.filter(slug__in=meta["exercises"], retired=False)
                  .select_related("current_version")]
     topics = list(Topic.objects.filter(uid__in=meta["topics"]))
     names = {s["text"] for s in segments if s["kind"] == "viz"}
-    path = [entry["lesson"] for entry in learning_path(user)] if user.is_authenticated else []
-    position = next((i for i, l in enumerate(path) if l.pk == lesson.pk), None)
+    path = [entry["lesson"] for entry in learning_path(user)]
+    position = next((i for i, other in enumerate(path) if other.pk == lesson.pk), None)
     return {
         "lesson": lesson, "version": version, "segments": segments,
         "prerequisites": [{"slug": slug, "title": titles.get(slug, slug)} for slug in meta["prerequisites"]],
@@ -79,7 +81,7 @@ def radar_table(radar: dict[str, Any]) -> dict[str, Any]:
     lang = language_key()
     axes = [axis["name"][lang] for axis in radar.get("axes", [])]
     rows = [{"name": f["name"][lang],
-             "cells": [{"score": score, "why": why[lang]} for score, why in zip(f["scores"], f["why"])]}
+             "cells": [{"score": score, "why": why[lang]} for score, why in zip(f["scores"], f["why"], strict=True)]}
             for f in radar.get("frameworks", [])]
     return {"radar_axes": axes, "radar_rows": rows}
 
@@ -88,12 +90,11 @@ def page_segments(segments: list) -> list[dict[str, Any]]:
     """Segments as dicts; a ``questions`` segment carries its questions' text in the active language."""
     wanted = [uid for s in segments if s.kind == "questions" for uid in s.text.split()]
     found = Question.objects.filter(uid__in=wanted, retired=False).in_bulk(field_name="uid")
-    lang = language_key()
     result = []
     for segment in segments:
         item = segment.to_dict()
         if segment.kind == "questions":
-            item["questions"] = [{"uid": uid, "text": found[uid].spec["text"].get(lang) or found[uid].spec["text"]["en"]}
+            item["questions"] = [{"uid": uid, "text": localized(found[uid].spec["text"])}
                                  for uid in segment.text.split() if uid in found]
         result.append(item)
     return result

@@ -4,14 +4,15 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import User
 from grader.host import RunResult, run_compile_flow, run_program
 from grader.lessons import Lesson as LessonSpec
 from grader.lessons import check_lessons
@@ -78,17 +79,17 @@ def lessons_sync(content_dir: Path | None = None) -> LessonSyncReport:
     return report
 
 
-def lesson_mark_read(*, user, lesson: Lesson) -> LessonProgress:
+def lesson_mark_read(*, user: User, lesson: Lesson) -> LessonProgress:
     progress, _created = LessonProgress.objects.get_or_create(user=user, lesson=lesson)
     return progress
 
 
-def lesson_quiz_start(*, user, lesson: Lesson) -> QuizAttempt:
+def lesson_quiz_start(*, user: User, lesson: Lesson) -> QuizAttempt:
     """A quiz attempt holding the lesson's short quiz, in the order the lesson lists it."""
-    uids = lesson.current_version.meta.get("quiz", [])
+    uids = lesson.version.meta.get("quiz", [])
     by_uid = Question.objects.filter(retired=False).in_bulk(uids, field_name="uid")
     questions = [by_uid[uid] for uid in uids if uid in by_uid]
-    topics = lesson.current_version.meta.get("topics") or [""]
+    topics = lesson.version.meta.get("topics") or [""]
     with transaction.atomic():
         return _attempt_create(user=user, kind=QuizAttempt.Kind.CUSTOM, questions=questions, time_limit_s=None,
                                filters={"topic": topics[0], "lesson": lesson.slug})
@@ -103,9 +104,9 @@ class RateLimited(Exception):
 
 
 @transaction.atomic
-def _claim_run(user, kind: str) -> PlaygroundRun:
+def _claim_run(user: User, kind: str) -> PlaygroundRun:
     """Count the user's recent runs under a lock on the user row, so two tabs cannot both slip in."""
-    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    User.objects.select_for_update().filter(pk=user.pk).first()
     since = timezone.now() - timedelta(seconds=WINDOW_S)
     recent = list(PlaygroundRun.objects.filter(user=user, created_at__gte=since)
                   .order_by("created_at").values_list("created_at", flat=True))
@@ -115,7 +116,7 @@ def _claim_run(user, kind: str) -> PlaygroundRun:
     return PlaygroundRun.objects.create(user=user, kind=kind)
 
 
-def playground_run(*, user, code: str) -> RunResult:
+def playground_run(*, user: User, code: str) -> RunResult:
     """Run (not grade) ``code`` in the grading sandbox, counted against the user's rate limit."""
     if not code.strip():
         raise ValidationError(_("There is no program to run."))
@@ -127,7 +128,7 @@ def playground_run(*, user, code: str) -> RunResult:
     return result
 
 
-def compile_flow_run(*, user, source: str) -> dict:
+def compile_flow_run(*, user: User, source: str) -> dict[str, Any]:
     """Build and compile a student's small graph program in the sandbox; the plan after every pass."""
     if not source.strip():
         raise ValidationError(_("There is no program to compile."))

@@ -29,8 +29,8 @@ def lessons(transactional_db, content_dir, settings, requires, make_user, live_s
     assert not lessons_sync(content_dir).errors
     client = Client()
     client.force_login(make_user("ada"))
-    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-                               "url": live_server.url}])
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}])
 
 
 def step_static_vs_dynamic(page: Page) -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import sync_playwright
 
 from accounts.services import demo_accounts_ensure
 from lessons.selectors import lessons_published
@@ -31,9 +33,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's loop sits beside the ORM
-        from playwright.sync_api import Error as PlaywrightError
-        from playwright.sync_api import sync_playwright
-
         out = options["out"] or Path(settings.VAR_DIR) / "screens" / "lessons"
         out.mkdir(parents=True, exist_ok=True)
         base = options["base_url"].rstrip("/")
@@ -41,7 +40,8 @@ class Command(BaseCommand):
         slugs = [lesson.slug for lesson in lessons_published()]
         if options["only"]:
             slugs = [slug for slug in slugs if slug in options["only"]]
-        pages = [("index", "/lessons/"), ("playground", "/lessons/playground/")] + [(s, f"/lessons/{s}/") for s in slugs]
+        pages = [("index", "/lessons/"), ("playground", "/lessons/playground/")]
+        pages += [(slug, f"/lessons/{slug}/") for slug in slugs]
         written = []
         try:
             with sync_playwright() as playwright:
