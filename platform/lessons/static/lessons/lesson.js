@@ -201,6 +201,17 @@
       fold_constants: _("constant folding"), simplify: _("simplification"), common_subexpressions: _("common subexpressions"),
       dead_code_after_optimize: _("dead code, again"), fuse_elementwise: _("fusion"), plan_memory: _("memory plan")
     };
+    var PASS_HELP = {
+      order: _("Sort the nodes so that each comes after its inputs; refuse cycles and missing inputs."),
+      dead_code: _("Drop every node that no requested output needs."),
+      infer_shapes: _("Give every node its shape and dtype, so mistakes surface before any run."),
+      fold_constants: _("Compute at compile time what depends on constants only."),
+      simplify: _("Remove ops that leave their input unchanged, such as x * 1 or x + 0."),
+      common_subexpressions: _("Merge nodes that repeat an earlier computation on the same inputs."),
+      dead_code_after_optimize: _("Drop what the optimisations left unused."),
+      fuse_elementwise: _("Turn chains of elementwise ops into one kernel that reads each value once."),
+      plan_memory: _("Give intermediate values pooled buffers, reusing memory whose value is no longer needed.")
+    };
     function signature(n) { return [n.op, n.inputs.join(","), (n.body || []).map(function (b) { return b.op; }).join(">"), n.buffer].join("|"); }
     function render() {
       var stage = flow.stages[index], before = index ? flow.stages[index - 1] : null, old = {};
@@ -222,7 +233,9 @@
       var removed = before ? before.nodes.filter(function (n) { return !stage.nodes.some(function (m) { return m.name === n.name; }); }) : [];
       root.querySelector(".pass-title").textContent = fmt(_("After pass %(k)s of %(n)s: %(name)s"),
         { k: index + 1, n: flow.stages.length, name: PASS_NAMES[stage.pass] || stage.pass }, true);
-      root.querySelector(".pass-notes").textContent = stage.notes.join(" ");
+      // The engine's own note (with its counts) is English; the explanation comes in both languages.
+      root.querySelector(".pass-notes").textContent = (PASS_HELP[stage.pass] || "") +
+        (lang === "en" && stage.notes.length ? " (" + stage.notes.join("; ") + ")" : "");
       root.querySelector(".pass-diff").textContent = !before ? _("The graph as you built it, in execution order.")
         : fmt(_("Changed or new: %(c)s node(s). Removed: %(r)s."), { c: changed,
             r: removed.length ? removed.map(function (n) { return n.name; }).join(", ") : _("none") }, true);
