@@ -37,8 +37,10 @@ def step_static_vs_dynamic(page: Page) -> None:
     viz = page.locator("#viz-static-vs-dynamic")
     static, eager = viz.locator("[data-engine=static]"), viz.locator("[data-engine=eager]")
     expect(static.locator(".graph-state")).to_have_text("No graph yet: press Step or Play.")
-    for _ in range(3):
+    for _ in range(2):
         viz.get_by_role("button", name="Step").click()
+    viz.get_by_role("button", name="Step").focus()   # the keyboard works too
+    page.keyboard.press("Enter")
     expect(viz.locator(".step-counter")).to_have_text("step 3 of 20")
     expect(static.locator("g.node.symbolic")).to_have_count(3)           # w, x, b: described, no value
     expect(static.locator("g.node.current")).to_have_attribute("data-node", "b")
