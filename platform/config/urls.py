@@ -10,6 +10,7 @@ urlpatterns = [
     path("quizzes/", include("quizzes.urls")),
     path("interviews/", include("interviews.urls")),
     path("lessons/", include("lessons.urls")),
+    path("glossary/", include("glossary.urls")),
     path("authoring/", include("authoring.urls")),
     path("", include("submissions.urls")),
 ]

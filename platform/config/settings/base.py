@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "quizzes",
     "interviews",
     "lessons",
+    "glossary",
 ]
 
 MIDDLEWARE = [
