@@ -431,10 +431,6 @@ class WarmPool:
         with self._lock:
             return [attached.container for queue in self._ready.values() for attached in queue]
 
-    def ready_count(self) -> int:
-        with self._lock:
-            return sum(len(q) for q in self._ready.values())
-
     def wait_ready(self, timeout: float = POOL_READY_TIMEOUT_S) -> bool:
         """Block until every shape has ``size`` ready containers (for tests and benchmarks)."""
         deadline = time.monotonic() + timeout

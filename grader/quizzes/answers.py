@@ -13,8 +13,9 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from grader.content_root import LANGUAGES
 from grader.quizzes import expressions
-from grader.quizzes.model import LANGUAGES, Question
+from grader.quizzes.model import Question
 
 MAX_TEXT_ANSWER = 2000
 

@@ -40,12 +40,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from grader.content_root import DIFFICULTIES, LANGUAGES
 from grader.quizzes import expressions
 from grader.quizzes.model import (
     CHOICE_TYPES,
-    DIFFICULTIES,
     FRAMEWORKS,
-    LANGUAGES,
     TYPES,
     Bank,
     Choice,
@@ -445,7 +444,9 @@ def _answer_problem(question: Question, answer: Any, ids: list[str]) -> str:
     if kind == "short_text":
         if not isinstance(answer, str) or not answer.strip():
             return "answer must be the model answer, a non-empty string"
-        from grader.quizzes.answers import text_matches  # late: answers imports this module
+        from grader.quizzes.answers import (
+            text_matches,  # late: answers imports this module
+        )
 
         for pattern in question.patterns:
             try:

@@ -1,6 +1,6 @@
 """Instructors without git: upload an exercise folder as a zip, validate it, preview it, publish it.
 
-An upload is proven exactly like a folder in exercises/ (grader.content.validate_exercise:
+An upload is proven exactly like a folder in exercises/ (grader.host.validate_exercise:
 the solution ACCEPTED, the starter not, every mutant its declared verdict). Publishing writes
 the folder into CONTENT_DIR/coding/<slug>, so sync_content, CI and git see the same content,
 and makes it the exercise's current version in the catalog.
@@ -22,8 +22,16 @@ from django.utils.translation import gettext as _
 
 from catalog.models import Exercise, ExerciseUpload
 from catalog.services import exercise_folder_files, exercise_version_ensure
-from grader.content import ExerciseReport, UnsafeArchive, read_exercise_zip, validate_exercise, write_exercise_folder
-from grader.spec import ExerciseSpec, SpecError, load_exercise
+from grader.host import (
+    ExerciseReport,
+    ExerciseSpec,
+    SpecError,
+    UnsafeArchive,
+    load_exercise,
+    read_exercise_zip,
+    validate_exercise,
+    write_exercise_folder,
+)
 
 
 def _require_instructor(user) -> None:

@@ -1,7 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from grader.content import ARCHIVE_LIMITS
+from grader.host import ARCHIVE_LIMITS
 
 
 class ExerciseUploadForm(forms.Form):

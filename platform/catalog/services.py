@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import transaction
 
 from catalog.models import Exercise, ExerciseVersion
-from grader.spec import ExerciseSpec, SpecError, load_exercise
+from grader.host import ExerciseSpec, SpecError, load_exercise
 
 SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
 

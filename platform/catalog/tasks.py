@@ -1,6 +1,6 @@
 from celery import shared_task
 
-from sandbox import SandboxUnavailable
+from grader.host import SandboxUnavailable
 
 
 @shared_task(acks_late=True, autoretry_for=(SandboxUnavailable,), retry_backoff=2, retry_backoff_max=60, max_retries=4)

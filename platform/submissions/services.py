@@ -5,15 +5,14 @@ import functools
 import logging
 from datetime import timedelta
 
+from catalog.models import Exercise
+from catalog.services import exercise_version_spec
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from catalog.models import Exercise
-from catalog.services import exercise_version_spec
-from grader.pipeline import grade
-from sandbox import Sandbox, SandboxUnavailable, get_sandbox
+from grader.host import Sandbox, SandboxUnavailable, get_sandbox, grade
 from submissions.models import Submission
 from submissions.tasks import GradingRetry, grade_submission
 

@@ -1,6 +1,6 @@
 from celery import shared_task
 
-from sandbox import SandboxUnavailable
+from grader.host import SandboxUnavailable
 
 
 class GradingRetry(Exception):

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from grader.pipeline import grade
-from grader.spec import load_exercise
-from grader.verdict import Kind
+from grader.contract import Kind
+from grader.host.pipeline import grade
+from grader.host.spec import load_exercise
 from tests.grader.factories import STATIC_GRAPH, grading_sandbox
 
 SPEC = load_exercise(STATIC_GRAPH)

@@ -12,8 +12,12 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from grader.content import ExerciseReport, validate_content
-from sandbox import SandboxUnavailable, get_sandbox
+from grader.host import (
+    ExerciseReport,
+    SandboxUnavailable,
+    get_sandbox,
+    validate_content,
+)
 
 
 class Command(BaseCommand):
@@ -87,8 +91,6 @@ class Command(BaseCommand):
                     self.stdout.write(f"      {message}")
             else:
                 self.stdout.write(self.style.SUCCESS("ok  ") + f"  quiz banks ({len(report.quizzes)} files)")
-        elif report.quiz_note:
-            self.stdout.write(self.style.WARNING(f"note: {report.quiz_note}"))
         failed = [e.slug for e in report.exercises if not e.ok]
         skipped = [e.slug for e in report.exercises if e.skipped]
         proven = len(report.exercises) - len(failed) - len(skipped)

@@ -7,9 +7,23 @@ import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from grader.content_root import exercise_folders
 from grader.quizzes import proof
-from grader.quizzes.loading import TOPICS_FILE, ContentError, load_bank, load_template, load_topics
-from grader.quizzes.model import TYPES, Bank, InterviewTemplate, PlannedItem, Question, Topic
+from grader.quizzes.loading import (
+    TOPICS_FILE,
+    ContentError,
+    load_bank,
+    load_template,
+    load_topics,
+)
+from grader.quizzes.model import (
+    TYPES,
+    Bank,
+    InterviewTemplate,
+    PlannedItem,
+    Question,
+    Topic,
+)
 
 
 @dataclasses.dataclass
@@ -24,11 +38,6 @@ class Content:
     @property
     def questions(self) -> dict[str, Question]:
         return {q.id: q for bank in self.banks for q in bank.questions}
-
-
-def coding_slugs(content_dir: Path) -> list[str]:
-    coding = content_dir / "coding"
-    return sorted(p.name for p in coding.iterdir() if (p / "exercise.toml").is_file()) if coding.is_dir() else []
 
 
 def load_content(content_dir: Path) -> Content:
@@ -68,7 +77,7 @@ def load_content(content_dir: Path) -> Content:
         if not problems[label]:
             banks.append(bank)
     content = Content(topics, banks, [], problems)
-    questions, slugs = content.questions, coding_slugs(content_dir)
+    questions, slugs = content.questions, [folder.name for folder in exercise_folders(content_dir)]
     for path in sorted(interviews_dir.glob("*.toml")) if interviews_dir.is_dir() else []:
         label = f"interviews/{path.name}"
         try:

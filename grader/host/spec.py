@@ -34,19 +34,16 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import hashlib
 import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from grader.verdict import Kind
-from sandbox.base import Limits
+from grader.content_root import DIFFICULTIES, LANGUAGES, folder_digest
+from grader.contract import Kind, PerfTerms
+from sandbox import Limits
 
-LANGUAGES = ("en", "zh-hans")
-DIFFICULTIES = ("easy", "medium", "hard")
 REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh-hans.md", "starter.py", "solution.py", "checks.py")
-SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TOP_KEYS = {"id", "version", "difficulty", "tags", "points", "gpu", "title", "summary", "limits", "checks", "perf", "mutants"}
@@ -79,8 +76,10 @@ class PerfSpec:
     margin: float  # relative slack in the student's favour before calling it too slow
     speedup: float | None = None  # the at_least value as written, for messages
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+    def terms(self) -> PerfTerms:
+        """The threshold as the judge reads it from the manifest."""
+        return {"name": self.name, "baseline": self.baseline, "at_most": self.at_most,
+                "budget_s": self.budget_s, "margin": self.margin, "speedup": self.speedup}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,6 +115,11 @@ class ExerciseSpec:
     @property
     def visible_checks(self) -> list[str]:
         return [c.name for c in self.checks if c.visible]
+
+    @property
+    def uses_engines(self) -> bool:
+        """Whether the checks or the reference import our reference engines (then they ship in the bundle)."""
+        return any(_imports(source, "grader.engines") for source in (self.checks_source, self.solution))
 
 
 def load_exercise(path: str | Path) -> ExerciseSpec:
@@ -193,19 +197,6 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
         path=path,
         digest=folder_digest(path),
     )
-
-
-def folder_digest(path: Path) -> str:
-    """sha256 over every file's relative path and bytes: any change gives a new digest."""
-    digest = hashlib.sha256()
-    for file in sorted(path.rglob("*")):
-        relative = file.relative_to(path)
-        if SKIPPED_NAMES.intersection(relative.parts) or file.is_symlink() or not file.is_file():
-            continue
-        data = file.read_bytes()
-        digest.update(f"{relative.as_posix()}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
 
 
 def _read_text(path: Path, name: str) -> str:
@@ -341,6 +332,17 @@ def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[s
                     )
             found[node.name] = (points, kind == "perf")
     return found, {name: _literal_bool(name, expr) for name, expr in declared_visible.items()}
+
+
+def _imports(source: str, package: str) -> bool:
+    """Whether ``source`` imports ``package`` or a module in it (read from its syntax tree)."""
+    for node in ast.walk(ast.parse(source)):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        if any(name == package or name.startswith(package + ".") for name in names):
+            return True
+    return False
 
 
 def _literal_bool(name: str, expr: ast.expr) -> bool:

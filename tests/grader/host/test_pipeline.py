@@ -5,11 +5,16 @@ import json
 
 import pytest
 
-from grader.pipeline import bundle_for, grade, verdict_from
-from grader.spec import load_exercise
-from grader.verdict import Kind
+from grader.contract import Kind
+from grader.host.pipeline import bundle_for, grade, verdict_from
+from grader.host.spec import load_exercise
 from sandbox.base import Outcome
-from tests.grader.factories import GRADING_BACKENDS, STATIC_GRAPH, grading_sandbox, make_exercise
+from tests.grader.factories import (
+    GRADING_BACKENDS,
+    STATIC_GRAPH,
+    grading_sandbox,
+    make_exercise,
+)
 
 
 @pytest.fixture(scope="module")
