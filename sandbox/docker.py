@@ -14,7 +14,6 @@ what a crashed worker left behind.
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import struct
 import threading
@@ -28,11 +27,10 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import DeviceRequest, LogConfig, Ulimit
 
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
+from sandbox.framing import READY, ProtocolError
 from sandbox.protocol import (
-    BOOTSTRAP_PATH,
+    BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
-    READY,
-    ProtocolError,
     encode_job,
     failed_outcome,
     outcome_from_report,
@@ -43,7 +41,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_IMAGE = "graphdojo-sandbox:latest"
 SANDBOX_PYTHON = "/opt/venv/bin/python3"
-BOOTSTRAP_SOURCE = BOOTSTRAP_PATH.read_text()
 WORKDIR = "/job"
 LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"

@@ -7,7 +7,6 @@ and makes it the exercise's current version in the catalog.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
@@ -22,6 +21,7 @@ from django.utils.translation import gettext as _
 
 from catalog.models import Exercise, ExerciseUpload
 from catalog.services import exercise_folder_files, exercise_version_ensure
+from grader.content_root import files_digest
 from grader.host import (
     ExerciseReport,
     ExerciseSpec,
@@ -37,15 +37,6 @@ from grader.host import (
 def _require_instructor(user) -> None:
     if not (getattr(user, "is_instructor", False) or getattr(user, "is_superuser", False)):
         raise PermissionDenied(_("Only instructors can author exercises."))
-
-
-def _digest(files: dict[str, str]) -> str:
-    digest = hashlib.sha256()
-    for relative in sorted(files):
-        data = files[relative].encode("utf-8")
-        digest.update(f"{relative}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
 
 
 def upload_create(*, user, data: bytes, filename: str = "") -> ExerciseUpload:
@@ -71,7 +62,7 @@ def upload_create(*, user, data: bytes, filename: str = "") -> ExerciseUpload:
         uploaded_by=user,
         slug=(spec.id if spec else _slugish(slug)),
         uid=spec.id if spec else "",
-        digest=_digest(files),
+        digest=files_digest(files),
         files=files,
         status=ExerciseUpload.Status.QUEUED if spec else ExerciseUpload.Status.INVALID,
         error="" if spec else problem,

@@ -11,9 +11,8 @@ from django.conf import settings
 from django.db import transaction
 
 from catalog.models import Exercise, ExerciseVersion
+from grader.content_root import exercise_folders, folder_files
 from grader.host import ExerciseSpec, SpecError, load_exercise
-
-SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
 
 
 @dataclasses.dataclass
@@ -27,13 +26,7 @@ class SyncReport:
 
 def exercise_folder_files(path: Path) -> dict[str, str]:
     """Every text file of an exercise folder, by POSIX relative path; links are not followed."""
-    files = {}
-    for file in sorted(path.rglob("*")):
-        relative = file.relative_to(path)
-        if SKIPPED_NAMES.intersection(relative.parts) or file.is_symlink() or not file.is_file():
-            continue
-        files[relative.as_posix()] = file.read_text(encoding="utf-8")
-    return files
+    return {relative: data.decode("utf-8") for relative, data in folder_files(path).items()}
 
 
 @transaction.atomic
@@ -72,11 +65,9 @@ def exercise_version_ensure(spec: ExerciseSpec, files: dict[str, str]) -> tuple[
 
 def content_sync(content_dir: Path | None = None) -> SyncReport:
     """Mirror exercises/coding/ into the catalog. Idempotent; a broken folder changes nothing."""
-    coding_dir = Path(content_dir or settings.CONTENT_DIR) / "coding"
     report = SyncReport()
     seen_uids = set()
-    folders = sorted(p for p in coding_dir.iterdir() if p.is_dir()) if coding_dir.is_dir() else []
-    for folder in folders:
+    for folder in exercise_folders(Path(content_dir or settings.CONTENT_DIR)):
         try:
             spec = load_exercise(folder)
             files = exercise_folder_files(folder)

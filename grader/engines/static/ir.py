@@ -111,7 +111,6 @@ class Program:
         }
 
     def to_dot(self, title: str = "plan") -> str:
-        names = self.names()
         lines = [f'digraph "{_esc(title)}" {{', "  rankdir=TB;",
                  '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];']
         outputs = set(self.outputs)
