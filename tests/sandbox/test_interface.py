@@ -94,9 +94,12 @@ print('child', os.waitpid(child, 0)[1] & 0x7f)
 
 
 def test_every_run_is_fresh(sandbox):
-    sandbox.run({}, ["sh", "-c", "echo left > /tmp/left; echo left > left"], SMALL)
-    outcome = sandbox.run({}, ["sh", "-c", "ls /tmp; ls"], SMALL)
-    assert b"left" not in outcome.stdout
+    first = sandbox.run({}, ["sh", "-c", "echo left > /tmp/left && echo left > left && ls /tmp . && cat /tmp/left"], SMALL)
+    assert (first.status, first.exit_code) == ("ok", 0), first
+    assert first.stdout.count(b"left") == 3  # both files were really written, so the next run could see them
+    second = sandbox.run({}, ["sh", "-c", "ls /tmp; ls"], SMALL)
+    assert (second.status, second.exit_code) == ("ok", 0), second
+    assert b"out" in second.stdout and b"left" not in second.stdout  # ls ran, and found nothing of the first run
 
 
 def test_get_sandbox_rejects_an_unknown_backend():
