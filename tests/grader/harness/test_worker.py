@@ -67,7 +67,9 @@ def channel(tmp_path, request):
 
 def test_a_call_comes_back_as_plain_data(channel):
     assert channel.load == {"ok": True, "value": None}
-    assert channel.call("add", 2, 3) == {"ok": True, "value": 5, "digests": [channel.worker.fingerprint(2), channel.worker.fingerprint(3)]}
+    assert channel.call("add", 2, 3) == {"ok": True, "value": 5}
+    asked = channel.ask({"op": "call", "obj": 0, "name": "add", "args": [2, 3], "kwargs": {}, "digests": True})
+    assert asked["digests"] == [channel.worker.fingerprint(2), channel.worker.fingerprint(3)]
 
 
 def test_an_object_stays_in_the_worker_as_a_handle(channel):
