@@ -148,7 +148,8 @@ class ResultDocument:
         if not isinstance(data, dict):
             raise ContractError("the result file is not a JSON object")
         if data.get("format") != FORMAT:
-            raise ContractError(f"the result document has format {data.get('format')!r}; this host reads format {FORMAT}")
+            found = data.get("format")
+            raise ContractError(f"the result document has format {found!r}; this host reads format {FORMAT}")
         document = _exact_object(data, "result", _DOCUMENT_FIELDS)
         checks = _typed(document, "checks", list, "result")
         perf = document["perf"]

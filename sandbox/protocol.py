@@ -85,7 +85,10 @@ def files_from_tar(tar_bytes: bytes, cap: int) -> tuple[dict[str, bytes], bool]:
                 if used + member.size > cap:
                     truncated = True
                     continue
-                files[f"{OUTPUT_DIR}/{member.name}"] = archive.extractfile(member).read()
+                content = archive.extractfile(member)
+                if content is None:
+                    continue
+                files[f"{OUTPUT_DIR}/{member.name}"] = content.read()
                 used += member.size
     except tarfile.TarError:
         truncated = True
@@ -114,6 +117,7 @@ def outcome_from_report(
     if not killed_by_oom and memory_by_rlimit and b"MemoryError" in stderr[-4096:]:
         killed_by_oom = True  # no memory cgroup: an RLIMIT_AS allocation failure
     stopped_by = report.get("stopped_by")
+    status: Status
     if stopped_by in ("cpu", "wall") or signal == SIGXCPU:  # SIGXCPU: RLIMIT_CPU, the per-process backstop
         status = "timeout"
     elif killed_by_oom:

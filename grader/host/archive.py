@@ -80,7 +80,9 @@ def read_exercise_zip(data: bytes, limits: ArchiveLimits = ARCHIVE_LIMITS) -> di
                     f"{info.filename}: only text files ({', '.join(sorted(ALLOWED_SUFFIXES))}) belong in an exercise"
                 )
             if info.file_size > limits.file_bytes:
-                raise UnsafeArchive(f"{info.filename}: {info.file_size} bytes; one file may have at most {limits.file_bytes}")
+                raise UnsafeArchive(
+                    f"{info.filename}: {info.file_size} bytes; one file may have at most {limits.file_bytes}"
+                )
             entries.append((info, parts))
         files: dict[str, bytes] = {}
         total = 0

@@ -14,6 +14,7 @@ import dataclasses
 import json
 import secrets
 from pathlib import Path
+from typing import Any
 
 from grader import contract
 from grader.contract import ContractError, Kind, Manifest, ResultDocument
@@ -34,7 +35,9 @@ def grade(exercise: ExerciseSpec, code: str, sandbox: Sandbox, *, seed: int | No
     # is told, runs the student under its own uid, and the verdict carries a note.
     env = {contract.UNISOLATED_ENV: "1"} if getattr(sandbox, "unisolated", False) else {}
     options = RunOptions(gpus=1 if exercise.gpu else None, env=env)
-    outcome = sandbox.run(bundle_for(exercise, code, seed), argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options)
+    outcome = sandbox.run(
+        bundle_for(exercise, code, seed), argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options
+    )
     return verdict_from(outcome, exercise)
 
 
@@ -89,8 +92,10 @@ def sandbox_limits(exercise: ExerciseSpec) -> Limits:
 
 def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
     """Map what the sandbox reported, and the judge's result document, to a verdict."""
-    common = {
-        "usage": Usage(wall_s=round(outcome.wall_s, 3), cpu_s=round(outcome.cpu_s, 3), max_rss_bytes=outcome.max_rss_bytes),
+    common: dict[str, Any] = {
+        "usage": Usage(
+            wall_s=round(outcome.wall_s, 3), cpu_s=round(outcome.cpu_s, 3), max_rss_bytes=outcome.max_rss_bytes
+        ),
         "backend": outcome.backend,
         "exercise": {"id": exercise.id, "version": exercise.version, "digest": exercise.digest},
     }
@@ -105,10 +110,13 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
     if document is None:
         if outcome.status in _OUTCOME_VERDICTS:
             kind = _OUTCOME_VERDICTS[outcome.status]
-            return Verdict.without_checks(kind, f"the whole run was stopped: {_status_text(outcome)}", notes=notes, **common)
+            return Verdict.without_checks(
+                kind, f"the whole run was stopped: {_status_text(outcome)}", notes=notes, **common
+            )
         return Verdict.internal_error(
             f"the judge left no result this host can read ({problem}; {_status_text(outcome)})",
-            notes=notes + _judge_stderr(outcome), **common,
+            notes=notes + _judge_stderr(outcome),
+            **common,
         )
     if document.internal_error is not None:
         return Verdict.internal_error("the judge failed: " + document.internal_error[-2000:], notes=notes, **common)

@@ -46,7 +46,20 @@ from sandbox import Limits
 REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh-hans.md", "starter.py", "solution.py", "checks.py")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_TOP_KEYS = {"id", "version", "difficulty", "tags", "points", "gpu", "title", "summary", "limits", "checks", "perf", "mutants"}
+_TOP_KEYS = {
+    "id",
+    "version",
+    "difficulty",
+    "tags",
+    "points",
+    "gpu",
+    "title",
+    "summary",
+    "limits",
+    "checks",
+    "perf",
+    "mutants",
+}
 _PERF_KEYS = {"baseline", "at_most", "at_least", "budget_s", "margin"}
 # Slack in the student's favour before "too slow": two worker processes on a shared machine
 # differ by a few percent for reasons that are not the student's (core, cache, neighbours).
@@ -78,8 +91,14 @@ class PerfSpec:
 
     def terms(self) -> PerfTerms:
         """The threshold as the judge reads it from the manifest."""
-        return {"name": self.name, "baseline": self.baseline, "at_most": self.at_most,
-                "budget_s": self.budget_s, "margin": self.margin, "speedup": self.speedup}
+        return {
+            "name": self.name,
+            "baseline": self.baseline,
+            "at_most": self.at_most,
+            "budget_s": self.budget_s,
+            "margin": self.margin,
+            "speedup": self.speedup,
+        }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,11 +176,13 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
     toml.no_unknown_keys("checks", data.get("checks", {}), {"visible"})
     for name in sorted(visible):
         if name not in declared or declared[name][1]:
-            raise SpecError(f'exercise.toml: [checks].visible names "{name}", but checks.py has no @check function of that name')
+            raise SpecError(
+                f'exercise.toml: [checks].visible names "{name}", but checks.py has no @check function of that name'
+            )
     for name, said in said_visible.items():
         if said != (name in visible):
             raise SpecError(
-                f"exercise.toml: [checks].visible {'lacks' if said else 'lists'} \"{name}\", "
+                f'exercise.toml: [checks].visible {"lacks" if said else "lists"} "{name}", '
                 f"but checks.py says @check(visible={said}); make them agree"
             )
     perf = _perf_specs(toml, data.get("perf", {}), declared)
@@ -288,13 +309,15 @@ def _show(value: Any) -> str:
 def _limits(toml: _Toml, table: Any) -> Limits:
     fields = {f.name: f for f in dataclasses.fields(Limits)}
     toml.no_unknown_keys("limits", table, set(fields))
-    values = {}
+    values: dict[str, Any] = {}
     for key in table:
         number = toml.number(f"limits.{key}")
         values[key] = int(number) if fields[key].type in ("int", int) else float(number)
     limits = Limits(**values)
     if limits.wall_s < limits.cpu_s:
-        raise SpecError(f"exercise.toml: [limits].wall_s ({limits.wall_s}) must be at least [limits].cpu_s ({limits.cpu_s})")
+        raise SpecError(
+            f"exercise.toml: [limits].wall_s ({limits.wall_s}) must be at least [limits].cpu_s ({limits.cpu_s})"
+        )
     return limits
 
 
@@ -367,7 +390,8 @@ def _perf_specs(toml: _Toml, table: Any, declared: dict[str, tuple[float, bool]]
             raise SpecError(f"exercise.toml: [perf.{name}] needs exactly one threshold, at_most or at_least")
         if "baseline" not in case:
             raise SpecError(
-                f'exercise.toml: [perf.{name}].baseline is missing: a threshold needs a baseline ("reference" or a name the case offers)'
+                f"exercise.toml: [perf.{name}].baseline is missing: "
+                'a threshold needs a baseline ("reference" or a name the case offers)'
             )
         baseline = toml.string(f"perf.{name}.baseline")
         threshold = toml.number(f"perf.{name}.{has[0]}")
@@ -383,7 +407,9 @@ def _perf_specs(toml: _Toml, table: Any, declared: dict[str, tuple[float, bool]]
         )
     for name, (_, is_perf) in declared.items():
         if is_perf and name not in table:
-            raise SpecError(f"exercise.toml: [perf.{name}] is missing: checks.py declares @perf {name} without a threshold")
+            raise SpecError(
+                f"exercise.toml: [perf.{name}] is missing: checks.py declares @perf {name} without a threshold"
+            )
     return specs
 
 
@@ -409,9 +435,12 @@ def _mutants(path: Path, toml: _Toml, table: Any) -> list[MutantSpec]:
             kind = Kind(expected)
         except ValueError:
             raise SpecError(
-                f"exercise.toml: [mutants].{name} must be a verdict ({', '.join(k.value for k in Kind)}), got {_show(expected)}"
+                f"exercise.toml: [mutants].{name} must be a verdict "
+                f"({', '.join(k.value for k in Kind)}), got {_show(expected)}"
             ) from None
         if kind in (Kind.ACCEPTED, Kind.INTERNAL_ERROR):
             raise SpecError(f"exercise.toml: [mutants].{name} must be a failing verdict, got {kind}")
-        mutants.append(MutantSpec(name=name, path=files[name], code=_read_text(path, f"mutants/{name}.py"), expected=kind))
+        mutants.append(
+            MutantSpec(name=name, path=files[name], code=_read_text(path, f"mutants/{name}.py"), expected=kind)
+        )
     return mutants

@@ -121,7 +121,9 @@ def validate_exercise(
         return ExerciseReport(slug=path.name, ok=False, error=str(error), seconds=time.monotonic() - started)
     report = ExerciseReport(slug=spec.slug, ok=True, title=dict(spec.title))
     if spec.gpu and not (gpu_present() if gpu is None else gpu):
-        report.skipped = "needs a GPU (gpu = true in exercise.toml) and this host has none; it is validated where one is present"
+        report.skipped = (
+            "needs a GPU (gpu = true in exercise.toml) and this host has none; it is validated where one is present"
+        )
         report.seconds = time.monotonic() - started
         return report
     try:
@@ -141,8 +143,15 @@ def _programs(spec: ExerciseSpec) -> Iterable[tuple[str, str, str]]:
         yield f"mutant:{mutant.name}", mutant.code, str(mutant.expected)
 
 
-def _prove(spec: ExerciseSpec, sandbox: Sandbox, grade: Callable[..., Verdict], program: str, code: str,
-           expected: str, seed: int | None) -> RunReport:
+def _prove(
+    spec: ExerciseSpec,
+    sandbox: Sandbox,
+    grade: Callable[..., Verdict],
+    program: str,
+    code: str,
+    expected: str,
+    seed: int | None,
+) -> RunReport:
     started = time.monotonic()
     attempts = 0
     while True:
@@ -151,14 +160,23 @@ def _prove(spec: ExerciseSpec, sandbox: Sandbox, grade: Callable[..., Verdict], 
         ok = _meets(verdict.verdict, expected)
         # A platform fault proves nothing either way, and a timing verdict on a busy machine
         # may be noise: both are measured once more (with a fresh seed) before they count.
-        retry = not ok and attempts < 2 and (
-            verdict.verdict == Kind.INTERNAL_ERROR or verdict.verdict in _TIMING_KINDS or expected in _TIMING_KINDS
+        retry = (
+            not ok
+            and attempts < 2
+            and (
+                verdict.verdict == Kind.INTERNAL_ERROR or verdict.verdict in _TIMING_KINDS or expected in _TIMING_KINDS
+            )
         )
         if not retry:
             break
     return RunReport(
-        program=program, expected=expected, got=str(verdict.verdict), ok=ok,
-        seconds=round(time.monotonic() - started, 2), detail="" if ok else _detail(verdict), attempts=attempts,
+        program=program,
+        expected=expected,
+        got=str(verdict.verdict),
+        ok=ok,
+        seconds=round(time.monotonic() - started, 2),
+        detail="" if ok else _detail(verdict),
+        attempts=attempts,
     )
 
 
@@ -173,7 +191,8 @@ def _meets(got: Kind, expected: str) -> bool:
 def _detail(verdict: Verdict) -> str:
     lines = [
         f"{check.name}: {check.kind or 'FAILED'}: {check.message.strip()[:300]}"
-        for check in verdict.checks if not check.passed
+        for check in verdict.checks
+        if not check.passed
     ]
     # A judge traceback says what went wrong at its end.
     lines += [note if len(note) <= 800 else "..." + note[-800:] for note in verdict.notes]
@@ -181,8 +200,13 @@ def _detail(verdict: Verdict) -> str:
 
 
 def validate_content(
-    content_dir: Path, sandbox: Sandbox, *, slugs: Iterable[str] = (), gpu: bool | None = None,
-    quizzes: bool | None = None, progress: Callable[[ExerciseReport], None] | None = None,
+    content_dir: Path,
+    sandbox: Sandbox,
+    *,
+    slugs: Iterable[str] = (),
+    gpu: bool | None = None,
+    quizzes: bool | None = None,
+    progress: Callable[[ExerciseReport], None] | None = None,
 ) -> ContentReport:
     """Validate every exercise (or those named) and, when the loader exists, every quiz bank."""
     started = time.monotonic()

@@ -24,6 +24,7 @@ from grader.quizzes.model import (
     Question,
     Topic,
 )
+from sandbox import Sandbox
 
 
 @dataclasses.dataclass
@@ -72,7 +73,9 @@ def load_content(content_dir: Path) -> Content:
                 problems[label].append(f"{label}: bank id {bank.id!r} is also used by {other.source}")
         for question in bank.questions:
             if question.id in owner:
-                problems[label].append(f'{label}: question "{question.id}": the id is also used in {owner[question.id]}')
+                problems[label].append(
+                    f'{label}: question "{question.id}": the id is also used in {owner[question.id]}'
+                )
             owner.setdefault(question.id, label)
         if not problems[label]:
             banks.append(bank)
@@ -93,7 +96,7 @@ def load_content(content_dir: Path) -> Content:
     return content
 
 
-def validate_all(content_dir: Path, sandbox) -> dict[str, list[str]]:
+def validate_all(content_dir: Path, sandbox: Sandbox | None) -> dict[str, list[str]]:
     """Problems by content file (empty lists when valid). With a sandbox, every
     "what does this print?" answer is also proven by running its snippet."""
     content = load_content(Path(content_dir))
@@ -106,7 +109,9 @@ def validate_all(content_dir: Path, sandbox) -> dict[str, list[str]]:
     return content.problems
 
 
-def plan_interview(template: InterviewTemplate, questions: Mapping[str, Question], seed: int | str) -> list[PlannedItem]:
+def plan_interview(
+    template: InterviewTemplate, questions: Mapping[str, Question], seed: int | str
+) -> list[PlannedItem]:
     """The steps of one interview attempt: fixed questions, then this seed's draws, per section."""
     used = {q for section in template.sections for q in section.questions}
     items: list[PlannedItem] = []
@@ -144,7 +149,10 @@ def report_markdown(content: Content) -> str:
     params = sum(1 for q in questions if q.params)
     difficulty = collections.Counter(q.difficulty for q in questions)
     lines.append("")
-    lines.append(f"{len(content.banks)} banks, {len(content.templates)} interview templates; "
-                 f"{params} parameterised questions; difficulty: "
-                 + ", ".join(f"{d} {difficulty[d]}" for d in ("easy", "medium", "hard")) + ".")
+    lines.append(
+        f"{len(content.banks)} banks, {len(content.templates)} interview templates; "
+        f"{params} parameterised questions; difficulty: "
+        + ", ".join(f"{d} {difficulty[d]}" for d in ("easy", "medium", "hard"))
+        + "."
+    )
     return "\n".join(lines)
