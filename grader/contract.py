@@ -22,7 +22,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-FORMAT = 2  # of the result document; 2 added message_id and message_params to check rows
+FORMAT = 2  # of the result document; 2 added message_id and message_params to rows, and operator_log
 
 # The bundle, as the judge finds it in its working folder.
 MANIFEST_FILE = "exercise/manifest.json"
@@ -113,6 +113,7 @@ class ResultDocument:
     notes: list[str] = dataclasses.field(default_factory=list)
     isolated: bool = True  # False in unisolated development mode
     internal_error: str | None = None  # the judge's own failure: a platform fault, not the student's
+    operator_log: list[str] = dataclasses.field(default_factory=list)  # for the operators, never for students
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -124,13 +125,14 @@ class ResultDocument:
             "notes": list(self.notes),
             "isolated": self.isolated,
             "internal_error": self.internal_error,
+            "operator_log": list(self.operator_log),
         }
 
     def to_json(self) -> bytes:
         """The document in at most RESULT_MAX_BYTES: the student's output and notes go first when it must shrink."""
         data = json.dumps(self.to_dict(), ensure_ascii=False).encode()
         if len(data) > RESULT_MAX_BYTES:
-            smaller = dataclasses.replace(self, stdout="", stderr="", notes=self.notes[:5])
+            smaller = dataclasses.replace(self, stdout="", stderr="", notes=self.notes[:5], operator_log=self.operator_log[-5:])
             data = json.dumps(smaller.to_dict(), ensure_ascii=False).encode()
         if len(data) > RESULT_MAX_BYTES:
             raise ContractError(f"the result document needs {len(data)} bytes; at most {RESULT_MAX_BYTES} fit")
@@ -155,9 +157,8 @@ class ResultDocument:
         perf = document["perf"]
         if perf is not None and not isinstance(perf, dict):
             raise ContractError("result.perf: must be an object or null")
-        notes = _typed(document, "notes", list, "result")
-        if not all(isinstance(note, str) for note in notes):
-            raise ContractError("result.notes: must be a list of strings")
+        notes = _strings(document, "notes")
+        operator_log = _strings(document, "operator_log")
         internal_error = document["internal_error"]
         if internal_error is not None and not isinstance(internal_error, str):
             raise ContractError("result.internal_error: must be a string or null")
@@ -166,9 +167,10 @@ class ResultDocument:
             perf=perf,
             stdout=_typed(document, "stdout", str, "result"),
             stderr=_typed(document, "stderr", str, "result"),
-            notes=list(notes),
+            notes=notes,
             isolated=_typed(document, "isolated", bool, "result"),
             internal_error=internal_error,
+            operator_log=operator_log,
         )
 
 
@@ -226,6 +228,13 @@ def _typed(data: Mapping[str, Any], key: str, kind: type[Any], where: str) -> An
     if type(value) is not kind:
         raise ContractError(f"{where}.{key}: must be {kind.__name__}, got {type(value).__name__}")
     return value
+
+
+def _strings(data: Mapping[str, Any], key: str) -> list[str]:
+    value = _typed(data, key, list, "result")
+    if not all(isinstance(item, str) for item in value):
+        raise ContractError(f"result.{key}: must be a list of strings")
+    return list(value)
 
 
 def _number(data: Mapping[str, Any], key: str, where: str) -> float:

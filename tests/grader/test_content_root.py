@@ -31,7 +31,14 @@ def test_folder_files_skip_litter_and_never_follow_links(tmp_path):
     (folder / ".DS_Store").write_bytes(b"\0")
     os.symlink("/etc/passwd", folder / "passwd.txt")
     files = folder_files(folder)
-    assert sorted(files) == ["checks.py", "exercise.toml", "solution.py", "starter.py", "statement.md", "statement.zh-hans.md"]
+    assert sorted(files) == [
+        "checks.py",
+        "exercise.toml",
+        "solution.py",
+        "starter.py",
+        "statement.md",
+        "statement.zh-hans.md",
+    ]
 
 
 def test_a_folder_and_the_same_files_uploaded_have_one_digest(tmp_path):

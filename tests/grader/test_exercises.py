@@ -45,6 +45,8 @@ def test_every_exercise_accepts_its_solution_and_not_its_starter(folder, local):
     if spec.gpu and not gpu_present():
         pytest.skip(f"{spec.id} needs a GPU; the local backend has none (it is proven where one is present)")
     solution = grade(spec, spec.solution, local)
-    assert solution.verdict == Kind.ACCEPTED, [(c.name, c.kind, c.message[:200]) for c in solution.checks] + solution.notes
+    assert solution.verdict == Kind.ACCEPTED, [
+        (c.name, c.kind, c.message[:200]) for c in solution.checks
+    ] + solution.notes
     starter = grade(spec, spec.starter, local)
     assert starter.verdict not in (Kind.ACCEPTED, Kind.INTERNAL_ERROR), starter.to_dict()

@@ -28,7 +28,9 @@ def spec(tmp_path_factory):
     return load_exercise(make_exercise(tmp_path_factory.mktemp("ex") / "tiny-adder"))
 
 
-def judge(tmp_path: Path, spec, code: str, *, seed: int = 7, change=None) -> tuple[ResultDocument, subprocess.CompletedProcess]:
+def judge(
+    tmp_path: Path, spec, code: str, *, seed: int = 7, change=None
+) -> tuple[ResultDocument, subprocess.CompletedProcess]:
     files = bundle_for(spec, code, seed)
     if change:
         change(files)
@@ -36,8 +38,9 @@ def judge(tmp_path: Path, spec, code: str, *, seed: int = 7, change=None) -> tup
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(data)
     env = {"PATH": os.environ["PATH"], contract.UNISOLATED_ENV: "1"}
-    done = subprocess.run([sys.executable, "-m", "grader.harness", "out"], cwd=tmp_path, env=env,
-                          capture_output=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.harness", "out"], cwd=tmp_path, env=env, capture_output=True, timeout=120
+    )
     return ResultDocument.from_json((tmp_path / "out" / contract.RESULT_FILE).read_bytes()), done
 
 
@@ -45,7 +48,9 @@ def test_a_correct_program_passes_every_check(tmp_path, spec):
     document, done = judge(tmp_path, spec, SOLUTION)
     assert done.returncode == 0 and document.internal_error is None
     assert [(row.name, row.passed, row.points) for row in document.checks] == [
-        ("adds_small_numbers", True, 1.0), ("adds_random_numbers", True, 2.0)]
+        ("adds_small_numbers", True, 1.0),
+        ("adds_random_numbers", True, 2.0),
+    ]
     assert not document.isolated and any("unisolated" in note for note in document.notes)
 
 
