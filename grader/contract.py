@@ -132,7 +132,9 @@ class ResultDocument:
         """The document in at most RESULT_MAX_BYTES: the student's output and notes go first when it must shrink."""
         data = json.dumps(self.to_dict(), ensure_ascii=False).encode()
         if len(data) > RESULT_MAX_BYTES:
-            smaller = dataclasses.replace(self, stdout="", stderr="", notes=self.notes[:5], operator_log=self.operator_log[-5:])
+            smaller = dataclasses.replace(
+                self, stdout="", stderr="", notes=self.notes[:5], operator_log=self.operator_log[-5:]
+            )
             data = json.dumps(smaller.to_dict(), ensure_ascii=False).encode()
         if len(data) > RESULT_MAX_BYTES:
             raise ContractError(f"the result document needs {len(data)} bytes; at most {RESULT_MAX_BYTES} fit")

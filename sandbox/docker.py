@@ -145,7 +145,7 @@ class _Attached:
             self.socket.settimeout(min(remaining, 1.0))
             try:
                 chunk = self.socket.recv(65536)
-            except (socket.timeout, BlockingIOError):
+            except (TimeoutError, BlockingIOError):
                 continue
             except OSError:
                 chunk = b""
