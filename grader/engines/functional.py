@@ -66,30 +66,16 @@ class TensorLike:
     def relu(self) -> Any: return apply("relu", self)
     def sum(self, axis: Any = None, keepdims: bool = False) -> Any:
         return apply("sum", self, axis=axis, keepdims=keepdims)
-
     def mean(self, axis: Any = None, keepdims: bool = False) -> Any:
         return apply("mean", self, axis=axis, keepdims=keepdims)
-
     def max(self, axis: Any = None, keepdims: bool = False) -> Any:
         return apply("max", self, axis=axis, keepdims=keepdims)
-
-    def reshape(self, *shape: Any) -> Any:
-        return apply("reshape", self, shape=_shape_arg(shape))
-
-    def transpose(self, *axes: Any) -> Any:
-        return apply("transpose", self, axes=_shape_arg(axes) if axes else None)
-
-    def broadcast_to(self, shape: Any) -> Any:
-        return apply("broadcast_to", self, shape=tuple(shape))
-
-    def astype(self, dtype: Any) -> Any:
-        return apply("cast", self, dtype=np.dtype(dtype).name)
-
-    def softmax(self, axis: int = -1) -> Any:
-        return softmax(self, axis)
-
-    def log_softmax(self, axis: int = -1) -> Any:
-        return log_softmax(self, axis)
+    def reshape(self, *shape: Any) -> Any: return apply("reshape", self, shape=_shape_arg(shape))
+    def transpose(self, *axes: Any) -> Any: return apply("transpose", self, axes=_shape_arg(axes) if axes else None)
+    def broadcast_to(self, shape: Any) -> Any: return apply("broadcast_to", self, shape=tuple(shape))
+    def astype(self, dtype: Any) -> Any: return apply("cast", self, dtype=np.dtype(dtype).name)
+    def softmax(self, axis: int = -1) -> Any: return softmax(self, axis)
+    def log_softmax(self, axis: int = -1) -> Any: return log_softmax(self, axis)
 
     @property
     def T(self) -> Any:
@@ -120,112 +106,35 @@ def apply(name: str, *args: Any, **attrs: Any) -> Any:
 
 
 # primitives ---------------------------------------------------------------------------
-def add(a: Any, b: Any) -> Any:
-    return apply("add", a, b)
-
-
-def sub(a: Any, b: Any) -> Any:
-    return apply("sub", a, b)
-
-
-def mul(a: Any, b: Any) -> Any:
-    return apply("mul", a, b)
-
-
-def div(a: Any, b: Any) -> Any:
-    return apply("div", a, b)
-
-
-def neg(a: Any) -> Any:
-    return apply("neg", a)
-
-
-def pow(a: Any, b: Any) -> Any:
-    return apply("pow", a, b)  # noqa: A001 - mirrors numpy's name
-
-
-def exp(a: Any) -> Any:
-    return apply("exp", a)
-
-
-def log(a: Any) -> Any:
-    return apply("log", a)
-
-
-def tanh(a: Any) -> Any:
-    return apply("tanh", a)
-
-
-def sigmoid(a: Any) -> Any:
-    return apply("sigmoid", a)
-
-
-def relu(a: Any) -> Any:
-    return apply("relu", a)
-
-
-def matmul(a: Any, b: Any) -> Any:
-    return apply("matmul", a, b)
-
-
-def maximum(a: Any, b: Any) -> Any:
-    return apply("maximum", a, b)
-
-
-def where(cond: Any, a: Any, b: Any) -> Any:
-    return apply("where", cond, a, b)
-
-
-def greater(a: Any, b: Any) -> Any:
-    return apply("greater", a, b)
-
-
-def greater_equal(a: Any, b: Any) -> Any:
-    return apply("greater_equal", a, b)
-
-
-def less(a: Any, b: Any) -> Any:
-    return apply("less", a, b)
-
-
-def less_equal(a: Any, b: Any) -> Any:
-    return apply("less_equal", a, b)
-
-
-def equal(a: Any, b: Any) -> Any:
-    return apply("equal", a, b)
-
-
-def cast(a: Any, dtype: Any) -> Any:
-    return apply("cast", a, dtype=np.dtype(dtype).name)
-
-
+def add(a: Any, b: Any) -> Any: return apply("add", a, b)
+def sub(a: Any, b: Any) -> Any: return apply("sub", a, b)
+def mul(a: Any, b: Any) -> Any: return apply("mul", a, b)
+def div(a: Any, b: Any) -> Any: return apply("div", a, b)
+def neg(a: Any) -> Any: return apply("neg", a)
+def pow(a: Any, b: Any) -> Any: return apply("pow", a, b)  # noqa: A001 - mirrors numpy's name
+def exp(a: Any) -> Any: return apply("exp", a)
+def log(a: Any) -> Any: return apply("log", a)
+def tanh(a: Any) -> Any: return apply("tanh", a)
+def sigmoid(a: Any) -> Any: return apply("sigmoid", a)
+def relu(a: Any) -> Any: return apply("relu", a)
+def matmul(a: Any, b: Any) -> Any: return apply("matmul", a, b)
+def maximum(a: Any, b: Any) -> Any: return apply("maximum", a, b)
+def where(cond: Any, a: Any, b: Any) -> Any: return apply("where", cond, a, b)
+def greater(a: Any, b: Any) -> Any: return apply("greater", a, b)
+def greater_equal(a: Any, b: Any) -> Any: return apply("greater_equal", a, b)
+def less(a: Any, b: Any) -> Any: return apply("less", a, b)
+def less_equal(a: Any, b: Any) -> Any: return apply("less_equal", a, b)
+def equal(a: Any, b: Any) -> Any: return apply("equal", a, b)
+def cast(a: Any, dtype: Any) -> Any: return apply("cast", a, dtype=np.dtype(dtype).name)
 def sum(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return apply("sum", a, axis=axis, keepdims=keepdims)  # noqa: A001
-
-
-def mean(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    return apply("mean", a, axis=axis, keepdims=keepdims)
-
-
+def mean(a: Any, axis: Any = None, keepdims: bool = False) -> Any: return apply("mean", a, axis=axis, keepdims=keepdims)
 def max(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return apply("max", a, axis=axis, keepdims=keepdims)  # noqa: A001
-
-
-def reshape(a: Any, shape: Any) -> Any:
-    return apply("reshape", a, shape=tuple(shape))
-
-
-def transpose(a: Any, axes: Any = None) -> Any:
-    return apply("transpose", a, axes=axes)
-
-
-def broadcast_to(a: Any, shape: Any) -> Any:
-    return apply("broadcast_to", a, shape=tuple(shape))
-
-
-def sum_to(a: Any, shape: Any) -> Any:
-    return apply("sum_to", a, shape=tuple(shape))
+def reshape(a: Any, shape: Any) -> Any: return apply("reshape", a, shape=tuple(shape))
+def transpose(a: Any, axes: Any = None) -> Any: return apply("transpose", a, axes=axes)
+def broadcast_to(a: Any, shape: Any) -> Any: return apply("broadcast_to", a, shape=tuple(shape))
+def sum_to(a: Any, shape: Any) -> Any: return apply("sum_to", a, shape=tuple(shape))
 
 
 # composites: built from primitives, so both engines and both derivatives come for free ---
@@ -236,10 +145,7 @@ def logsumexp(x: Any, axis: int = -1, keepdims: bool = False) -> Any:
     return total if keepdims else reshape(total, _drop_axis(_shape_of(total), axis))
 
 
-def log_softmax(x: Any, axis: int = -1) -> Any:
-    return x - logsumexp(x, axis=axis, keepdims=True)
-
-
+def log_softmax(x: Any, axis: int = -1) -> Any: return x - logsumexp(x, axis=axis, keepdims=True)
 def softmax(x: Any, axis: int = -1) -> Any:
     shifted = exp(x - max(x, axis=axis, keepdims=True))
     return shifted / sum(shifted, axis=axis, keepdims=True)
@@ -257,14 +163,8 @@ def one_hot(labels: np.ndarray, classes: int, dtype: Any = np.float32) -> np.nda
     return np.asarray(np.eye(classes, dtype=dtype)[np.asarray(labels)])
 
 
-def _shape_of(x: Any) -> tuple[Any, ...]:
-    return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
-
-
-def _dtype_of(x: Any) -> np.dtype:
-    return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
-
-
+def _shape_of(x: Any) -> tuple[Any, ...]: return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
+def _dtype_of(x: Any) -> np.dtype: return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
 def _drop_axis(shape: tuple[Any, ...], axis: int) -> tuple[Any, ...]:
     axis %= len(shape)
     return shape[:axis] + shape[axis + 1 :]

@@ -592,19 +592,6 @@ def describe_ops() -> list[dict[str, Any]]:
     ]
 
 
-__all__ = [
-    "OPS",
-    "OpDef",
-    "OpRuleError",
-    "Emitter",
-    "register",
-    "get_op",
-    "unbroadcast",
-    "broadcast_shapes",
-    "scalar_dtype",
-    "is_scalar",
-    "partner_dtype",
-    "CODEGEN_GLOBALS",
-    "describe_ops",
-    "sum_to_axes",
-]
+__all__ = ["OPS", "OpDef", "OpRuleError", "Emitter", "register", "get_op", "unbroadcast",
+           "broadcast_shapes", "scalar_dtype", "is_scalar", "partner_dtype", "CODEGEN_GLOBALS",
+           "describe_ops", "sum_to_axes"]
