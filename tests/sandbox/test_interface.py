@@ -94,12 +94,14 @@ print('child', os.waitpid(child, 0)[1] & 0x7f)
 
 
 def test_every_run_is_fresh(sandbox):
-    first = sandbox.run({}, ["sh", "-c", "echo left > /tmp/left && echo left > left && ls /tmp . && cat /tmp/left"], SMALL)
+    look = "import os; print(sorted(os.listdir('/tmp')), sorted(os.listdir('.')))"
+    write = "for p in ('/tmp/left', 'left'):\n    open(p, 'w').write('left')\n" + look
+    first = sandbox.run({}, ["python3", "-c", write], SMALL)
     assert (first.status, first.exit_code) == ("ok", 0), first
-    assert first.stdout.count(b"left") == 3  # both files were really written, so the next run could see them
-    second = sandbox.run({}, ["sh", "-c", "ls /tmp; ls"], SMALL)
+    assert first.stdout.count(b"'left'") == 2  # both files were really written, so the next run could see them
+    second = sandbox.run({}, ["python3", "-c", look], SMALL)
     assert (second.status, second.exit_code) == ("ok", 0), second
-    assert b"out" in second.stdout and b"left" not in second.stdout  # ls ran, and found nothing of the first run
+    assert b"'out'" in second.stdout and b"left" not in second.stdout  # it looked, and found nothing of the first run
 
 
 def test_get_sandbox_rejects_an_unknown_backend():
