@@ -33,8 +33,8 @@ test: venv
 
 # Types and lint (configured in pyproject.toml); .ci/run runs it before the tests.
 # Each source root is added here with its settings there (grader/ and sandbox/ are strict).
-LINTED := platform tests/platform
-TYPED := platform
+LINTED := platform tests/platform grader sandbox
+TYPED := platform grader sandbox
 check: venv
 	$(PY) -m ruff check $(LINTED)
 	$(PY) -m mypy $(TYPED)

@@ -31,7 +31,7 @@ class Term:
     name: dict[str, str]  # preferred term per language
     definition: dict[str, str]
     reject: dict[str, tuple[str, ...]]  # plain variants per language
-    reject_patterns: dict[str, tuple[re.Pattern, ...]]
+    reject_patterns: dict[str, tuple[re.Pattern[str], ...]]
 
 
 def load_glossary(path: Path) -> list[Term]:

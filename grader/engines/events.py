@@ -32,7 +32,8 @@ MAX_ELEMENTS = 16
 def record() -> Iterator[list[dict[str, Any]]]:
     """Collect every event the engines emit inside the block, in order (not thread-safe)."""
     global listener
-    previous, trace = listener, []
+    previous = listener
+    trace: list[dict[str, Any]] = []
     listener = trace.append
     try:
         yield trace

@@ -28,8 +28,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from grader.playground import RunResult, run_program
-from grader.quizzes.content import coding_slugs, load_content
+from grader.content_root import exercise_folders
+from grader.host.playground import RunResult, run_program
+from grader.quizzes.library import load_content
 
 LANGUAGES = ("en", "zh-hans")
 LESSON_FILE = "lesson.toml"
@@ -215,6 +216,7 @@ def load_lesson(folder: Path) -> Lesson:
             problems.append(f"{label}/{path.name}: not valid TOML ({error})")
     if problems:
         raise LessonError(problems)
+    assert isinstance(order, int)  # checked above: problems would have been raised
     return Lesson(slug=folder.name, order=order, title=texts["title"], summary=texts["summary"], body=body,
                   data=viz_data, **lists)
 
@@ -222,7 +224,8 @@ def load_lesson(folder: Path) -> Lesson:
 def load_lessons(content_dir: Path) -> LessonSet:
     """Every folder under ``content_dir/lessons``, ordered by ``order``; broken ones are reported, not raised."""
     root = Path(content_dir) / "lessons"
-    lessons, problems = [], {}
+    lessons: list[Lesson] = []
+    problems: dict[str, list[str]] = {}
     folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) \
         if root.is_dir() else []
     for folder in folders:
@@ -243,7 +246,7 @@ def check_lessons(content_dir: Path) -> LessonSet:
     result = load_lessons(content_dir)
     quiz = load_content(content_dir)
     known = {
-        "exercises": set(coding_slugs(content_dir)), "quiz": set(quiz.questions),
+        "exercises": {folder.name for folder in exercise_folders(content_dir)}, "quiz": set(quiz.questions),
         "topics": set(quiz.topics), "interviews": {t.id for t in quiz.templates},
     }
     slugs = {lesson.slug for lesson in result.lessons} | {name for name, found in result.problems.items() if found}

@@ -94,7 +94,7 @@ def all_execution_traces() -> list[dict[str, Any]]:
     return [execution_trace(name, inputs) for name, spec in PROGRAMS.items() for inputs in spec["inputs"]]
 
 
-def _source(fn: Callable) -> str:
+def _source(fn: Callable[..., Any]) -> str:
     return textwrap.dedent(inspect.getsource(fn))
 
 

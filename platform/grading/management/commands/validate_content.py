@@ -13,7 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grader.host import ContentReport, ExerciseReport, SandboxUnavailable, validate_content, validate_lessons
+from grader.host import ContentReport, ExerciseReport, SandboxUnavailable, validate_content
+from grader.lessons import validate_lessons
 from grading.sandboxes import sandbox_new
 
 

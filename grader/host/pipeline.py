@@ -5,7 +5,8 @@
 The judge inside the sandbox owns the result channel (``out/result.json``), which the
 student's process cannot write. So a missing result is either a limit the sandbox enforced
 on the whole run (the student's doing: TIME_LIMIT, MEMORY_LIMIT, OUTPUT_LIMIT) or our own
-fault (INTERNAL_ERROR, retried).
+fault (INTERNAL_ERROR, retried). What the judge and this module agree on is in
+grader/contract.py.
 """
 from __future__ import annotations
 
@@ -15,15 +16,15 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from grader.spec import ExerciseSpec
-from grader.verdict import CheckResult, Kind, Usage, Verdict, overall_kind, score_of
-from sandbox.base import OUTPUT_DIR, Limits, Outcome, RunOptions, Sandbox
+from grader import contract
+from grader.contract import ContractError, Kind, Manifest, ResultDocument
+from grader.host.spec import ExerciseSpec
+from grader.host.verdict import Usage, Verdict, overall_kind, score_of
+from sandbox import OUTPUT_DIR, Limits, Outcome, RunOptions, Sandbox
 
-HARNESS_ARGV = ("python3", "-m", "grader.harness")
-RESULT_FILE = "result.json"
-RESULT_MAX_BYTES = 1 << 20
-GRADER_DIR = Path(__file__).resolve().parent
-UNISOLATED_ENV = "GRADER_UNISOLATED"  # the judge's name for it too (grader/harness/programs.py)
+# The judge writes its result into the sandbox's output folder, which it is told here.
+HARNESS_ARGV = ("python3", "-m", "grader.harness", OUTPUT_DIR)
+GRADER_DIR = Path(__file__).resolve().parent.parent
 _OUTCOME_VERDICTS = {"timeout": Kind.TIME_LIMIT, "memory": Kind.MEMORY_LIMIT, "output_limit": Kind.OUTPUT_LIMIT}
 
 
@@ -32,34 +33,39 @@ def grade(exercise: ExerciseSpec, code: str, sandbox: Sandbox, *, seed: int | No
     seed = secrets.randbits(63) if seed is None else seed
     # A sandbox in unisolated development mode cannot give the judge a second uid; the judge
     # is told, runs the student under its own uid, and the verdict carries a note.
-    env = {UNISOLATED_ENV: "1"} if getattr(sandbox, "unisolated", False) else {}
+    env = {contract.UNISOLATED_ENV: "1"} if getattr(sandbox, "unisolated", False) else {}
     options = RunOptions(gpus=1 if exercise.gpu else None, env=env)
-    outcome = sandbox.run(bundle_for(exercise, code, seed), argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options)
+    outcome = sandbox.run(
+        bundle_for(exercise, code, seed), argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options
+    )
     return verdict_from(outcome, exercise)
 
 
 def bundle_for(exercise: ExerciseSpec, code: str, seed: int) -> dict[str, bytes]:
-    """Every file the judge needs, by relative path: harness, engines, exercise, submission."""
+    """Every file the judge needs, by relative path: the contract, the harness, the exercise,
+    the submission; and the reference engines when the exercise's own code uses them."""
+    shipped = ["harness", "engines"] if exercise.uses_engines else ["harness"]
     files = {
         f"grader/{path.relative_to(GRADER_DIR).as_posix()}": path.read_bytes()
-        for folder in ("harness", "engines")
+        for folder in shipped
         for path in sorted((GRADER_DIR / folder).rglob("*.py"))
         if "__pycache__" not in path.parts
     }
-    files["grader/__init__.py"] = (GRADER_DIR / "__init__.py").read_bytes()
-    files["exercise/manifest.json"] = json.dumps(manifest_for(exercise, seed), indent=1).encode()
-    files["exercise/checks.py"] = exercise.checks_source.encode()
-    files["exercise/solution.py"] = exercise.solution.encode()
-    files["submission/submission.py"] = code.encode("utf-8", "surrogatepass")
+    for module in ("__init__.py", "contract.py"):
+        files[f"grader/{module}"] = (GRADER_DIR / module).read_bytes()
+    files[contract.MANIFEST_FILE] = json.dumps(manifest_for(exercise, seed), indent=1).encode()
+    files[contract.CHECKS_FILE] = exercise.checks_source.encode()
+    files[contract.SOLUTION_FILE] = exercise.solution.encode()
+    files[contract.SUBMISSION_FILE] = code.encode("utf-8", "surrogatepass")
     return files
 
 
-def manifest_for(exercise: ExerciseSpec, seed: int) -> dict[str, Any]:
+def manifest_for(exercise: ExerciseSpec, seed: int) -> Manifest:
     return {
         "exercise": {"id": exercise.id, "version": exercise.version, "digest": exercise.digest},
         "seed": seed,
         "visible": exercise.visible_checks,
-        "perf": {p.name: p.to_dict() for p in exercise.perf},
+        "perf": {p.name: p.terms() for p in exercise.perf},
         "limits": dataclasses.asdict(exercise.limits),
     }
 
@@ -79,61 +85,53 @@ def sandbox_limits(exercise: ExerciseSpec) -> Limits:
         memory_mb=2 * own.memory_mb + 512,
         pids=own.pids + 32,
         output_bytes=64 * 1024,  # the judge's own output; the student's goes to the judge
-        files_bytes=2 * RESULT_MAX_BYTES,
+        files_bytes=2 * contract.RESULT_MAX_BYTES,
         tmpfs_mb=own.tmpfs_mb + 64,
     )
 
 
 def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
     """Map what the sandbox reported, and the judge's result document, to a verdict."""
-    common = {
-        "usage": Usage(wall_s=round(outcome.wall_s, 3), cpu_s=round(outcome.cpu_s, 3), max_rss_bytes=outcome.max_rss_bytes),
+    common: dict[str, Any] = {
+        "usage": Usage(
+            wall_s=round(outcome.wall_s, 3), cpu_s=round(outcome.cpu_s, 3), max_rss_bytes=outcome.max_rss_bytes
+        ),
         "backend": outcome.backend,
         "exercise": {"id": exercise.id, "version": exercise.version, "digest": exercise.digest},
     }
     notes = list(outcome.notes)
-    document, problem = _read_result(outcome)
+    raw = outcome.files.get(f"{OUTPUT_DIR}/{contract.RESULT_FILE}")
+    document, problem = None, "no result file"
+    if raw is not None:
+        try:
+            document = ResultDocument.from_json(raw)
+        except ContractError as error:
+            problem = str(error)
     if document is None:
         if outcome.status in _OUTCOME_VERDICTS:
             kind = _OUTCOME_VERDICTS[outcome.status]
-            return Verdict.without_checks(kind, f"the whole run was stopped: {_status_text(outcome)}", notes=notes, **common)
-        return Verdict.internal_error(f"the judge left no result ({problem}; {_status_text(outcome)})", notes=notes + _judge_stderr(outcome), **common)
-    if document.get("internal_error"):
-        return Verdict.internal_error("the judge failed: " + str(document["internal_error"])[-2000:], notes=notes, **common)
-    try:
-        checks = [CheckResult.from_dict(row) for row in document["checks"]]
-        perf = document.get("perf")
-        if perf is not None and not isinstance(perf, dict):
-            raise ValueError("perf is not an object")
-    except (AttributeError, KeyError, TypeError, ValueError) as error:
-        return Verdict.internal_error(f"the judge's result is malformed ({error})", notes=notes, **common)
-    if not checks:
+            return Verdict.without_checks(
+                kind, f"the whole run was stopped: {_status_text(outcome)}", notes=notes, **common
+            )
+        return Verdict.internal_error(
+            f"the judge left no result this host can read ({problem}; {_status_text(outcome)})",
+            notes=notes + _judge_stderr(outcome),
+            **common,
+        )
+    if document.internal_error is not None:
+        return Verdict.internal_error("the judge failed: " + document.internal_error[-2000:], notes=notes, **common)
+    if not document.checks:
         return Verdict.internal_error("the judge reported no checks", notes=notes, **common)
     return Verdict(
-        verdict=overall_kind(checks),
-        score=score_of(checks),
-        checks=checks,
-        perf=perf,
-        stdout=str(document.get("stdout", "")),
-        stderr=str(document.get("stderr", "")),
-        notes=[str(n) for n in document.get("notes", [])] + notes,
+        verdict=overall_kind(document.checks),
+        score=score_of(document.checks),
+        checks=document.checks,
+        perf=document.perf,
+        stdout=document.stdout,
+        stderr=document.stderr,
+        notes=document.notes + notes,
         **common,
     )
-
-
-def _read_result(outcome: Outcome) -> tuple[dict[str, Any] | None, str]:
-    raw = outcome.files.get(f"{OUTPUT_DIR}/{RESULT_FILE}", outcome.files.get(RESULT_FILE))
-    if raw is None:
-        return None, "no result file"
-    if len(raw) > RESULT_MAX_BYTES:
-        return None, f"a result file of {len(raw)} bytes"
-    try:
-        document = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None, "the result file is not complete JSON"
-    if not isinstance(document, dict) or document.get("format") != 1:
-        return None, "the result file is not a result document"
-    return document, ""
 
 
 def _status_text(outcome: Outcome) -> str:

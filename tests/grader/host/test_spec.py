@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.spec import SpecError, load_exercise
-from grader.verdict import Kind
+from grader.contract import Kind
+from grader.host.spec import SpecError, load_exercise
 from tests.grader.factories import STATIC_GRAPH, TOML, make_exercise
 
 

@@ -8,9 +8,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from grader import glossary
+from grader.content_root import exercise_folders
 from grader.quizzes import lint, proof
 from grader.quizzes.loading import TOPICS_FILE, ContentError, load_bank, load_prompts, load_template, load_topics
 from grader.quizzes.model import TYPES, Bank, InterviewTemplate, PlannedItem, Prompt, Question, Section, Topic
+from sandbox import Sandbox
 
 PROMPTS_FILE = "prompts.toml"
 
@@ -28,11 +30,6 @@ class Content:
     @property
     def questions(self) -> dict[str, Question]:
         return {q.id: q for bank in self.banks for q in bank.questions}
-
-
-def coding_slugs(content_dir: Path) -> list[str]:
-    coding = content_dir / "coding"
-    return sorted(p.name for p in coding.iterdir() if (p / "exercise.toml").is_file()) if coding.is_dir() else []
 
 
 def load_content(content_dir: Path) -> Content:
@@ -67,7 +64,9 @@ def load_content(content_dir: Path) -> Content:
                 problems[label].append(f"{label}: bank id {bank.id!r} is also used by {other.source}")
         for question in bank.questions:
             if question.id in owner:
-                problems[label].append(f'{label}: question "{question.id}": the id is also used in {owner[question.id]}')
+                problems[label].append(
+                    f'{label}: question "{question.id}": the id is also used in {owner[question.id]}'
+                )
             owner.setdefault(question.id, label)
         if not problems[label]:
             banks.append(bank)
@@ -79,7 +78,7 @@ def load_content(content_dir: Path) -> Content:
             problems[prompts_label] = []
         except ContentError as error:
             problems[prompts_label] = error.problems
-    questions, slugs = content.questions, coding_slugs(content_dir)
+    questions, slugs = content.questions, [folder.name for folder in exercise_folders(content_dir)]
     for path in sorted(interviews_dir.glob("*.toml")) if interviews_dir.is_dir() else []:
         if path.name == PROMPTS_FILE:
             continue
@@ -97,7 +96,7 @@ def load_content(content_dir: Path) -> Content:
     return content
 
 
-def validate_all(content_dir: Path, sandbox) -> dict[str, list[str]]:
+def validate_all(content_dir: Path, sandbox: Sandbox | None) -> dict[str, list[str]]:
     """Problems by content file (empty lists when valid), the bank lint's and the glossary's
     included (the glossary covers exercise statements too). With a sandbox, every "what does
     this print?" answer is also proven by running its snippet."""
@@ -115,7 +114,9 @@ def validate_all(content_dir: Path, sandbox) -> dict[str, list[str]]:
     return content.problems
 
 
-def plan_interview(template: InterviewTemplate, questions: Mapping[str, Question], seed: int | str) -> list[PlannedItem]:
+def plan_interview(
+    template: InterviewTemplate, questions: Mapping[str, Question], seed: int | str
+) -> list[PlannedItem]:
     """The steps of one interview attempt: fixed questions, then this seed's draws, per section."""
     used = {q for section in template.sections for q in section.questions}
     items: list[PlannedItem] = []
@@ -167,11 +168,14 @@ def report_markdown(content: Content) -> str:
     lines.append("")
     follow_ups = sum(len(p.follow_ups) for p in content.prompts.values())
     kinds = collections.Counter(p.kind for p in content.prompts.values())
-    lines.append(f"{len(content.banks)} banks, {len(content.templates)} interview templates; "
-                 f"{params} parameterised questions; difficulty: "
-                 + ", ".join(f"{d} {difficulty[d]}" for d in ("easy", "medium", "hard")) + "; "
-                 f"{len(content.prompts)} open-ended interview items ("
-                 + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
-                 + f") with {follow_ups} follow-ups.")
+    lines.append(
+        f"{len(content.banks)} banks, {len(content.templates)} interview templates; "
+        f"{params} parameterised questions; difficulty: "
+        + ", ".join(f"{d} {difficulty[d]}" for d in ("easy", "medium", "hard"))
+        + "; "
+        f"{len(content.prompts)} open-ended interview items ("
+        + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+        + f") with {follow_ups} follow-ups."
+    )
     lines += ["", "Bank lint:", "", lint.numbers_markdown(content.banks)]
     return "\n".join(lines)

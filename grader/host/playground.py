@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 from sandbox.base import Limits, Sandbox
 
@@ -34,7 +35,7 @@ class RunResult:
     def ok(self) -> bool:
         return self.status == "ok" and self.exit_code == 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "ok": self.ok}
 
 
@@ -78,7 +79,7 @@ with open("out/flow.json", "w") as f:
 FLOW_MAX_BYTES = 1 << 20
 
 
-def run_compile_flow(source: str, sandbox: Sandbox, limits: Limits = PLAYGROUND_LIMITS) -> dict:
+def run_compile_flow(source: str, sandbox: Sandbox, limits: Limits = PLAYGROUND_LIMITS) -> dict[str, Any]:
     """``grader.lessons.traces.compile_flow(source)`` inside the sandbox: ``{"ok", "flow" | "error"}``."""
     files = {**engine_files(), "main.py": FLOW_RUNNER.encode(), "program.py": source.encode("utf-8", "surrogatepass"),
              "grader/lessons/__init__.py": b"",

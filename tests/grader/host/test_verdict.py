@@ -1,11 +1,12 @@
-"""The verdict taxonomy, the score, and the stored document."""
+"""One verdict from the checks' rows, the score, and the stored document."""
 from __future__ import annotations
 
-from grader.verdict import CheckResult, Kind, Usage, Verdict, cap_text, overall_kind, score_of
+from grader.contract import CheckRow, Kind
+from grader.host.verdict import Usage, Verdict, overall_kind, score_of
 
 
 def row(name, passed, kind=None, points=1.0):
-    return CheckResult(name=name, passed=passed, visible=True, points=points if passed else 0.0, max_points=points, kind=kind)
+    return CheckRow(name=name, passed=passed, visible=True, points=points if passed else 0.0, max_points=points, kind=kind)
 
 
 def test_all_passed_is_accepted_with_full_score():
@@ -44,8 +45,3 @@ def test_internal_error_is_a_platform_fault():
     verdict = Verdict.internal_error("the sandbox fell over", backend="docker")
     assert verdict.is_internal_error and verdict.score == 0.0 and verdict.notes == ["the sandbox fell over"]
     assert not Verdict(Kind.TIME_LIMIT, 0.0).is_internal_error
-
-
-def test_feedback_is_capped_and_says_so():
-    text = cap_text(b"x" * 10_000, limit=100)
-    assert text.startswith("x" * 100) and "9900 more bytes not shown" in text

@@ -1,30 +1,15 @@
-"""What a student is told: the verdict taxonomy, the score, and the document we store.
+"""What a student is told: one verdict from the checks' rows, the score, and the document we store.
 
-The harness reports per-check outcomes; this module turns them into one verdict. It runs
-on the host and in Django, so it imports nothing but the standard library.
+The judge reports one row per check (grader/contract.py); this module turns them into one
+verdict. It runs on the host and in Django, so it imports nothing but the standard library.
 """
 from __future__ import annotations
 
 import dataclasses
-import enum
 from collections.abc import Iterable
 from typing import Any
 
-FEEDBACK_BYTES = 8 * 1024  # per stream: enough to debug, small enough to store per submission
-
-
-class Kind(enum.StrEnum):
-    ACCEPTED = "ACCEPTED"
-    PARTIAL = "PARTIAL"
-    WRONG_ANSWER = "WRONG_ANSWER"
-    TOO_SLOW = "TOO_SLOW"
-    TIME_LIMIT = "TIME_LIMIT"
-    MEMORY_LIMIT = "MEMORY_LIMIT"
-    OUTPUT_LIMIT = "OUTPUT_LIMIT"
-    RUNTIME_ERROR = "RUNTIME_ERROR"
-    SYNTAX_ERROR = "SYNTAX_ERROR"
-    INTERNAL_ERROR = "INTERNAL_ERROR"
-
+from grader.contract import CheckRow, Kind
 
 # When checks fail for different reasons, the verdict names the most fundamental one:
 # a crash explains a wrong answer that follows it, not the other way round.
@@ -37,41 +22,6 @@ _SEVERITY = [
     Kind.WRONG_ANSWER,
     Kind.TOO_SLOW,
 ]
-
-
-@dataclasses.dataclass
-class CheckResult:
-    name: str
-    passed: bool
-    visible: bool
-    message: str = ""
-    points: float = 0.0
-    max_points: float = 1.0
-    kind: Kind | None = None  # why it failed; None when it passed
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "passed": self.passed,
-            "visible": self.visible,
-            "message": self.message,
-            "points": self.points,
-            "max_points": self.max_points,
-            "kind": str(self.kind) if self.kind else None,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CheckResult:
-        kind = data.get("kind")
-        return cls(
-            name=str(data["name"]),
-            passed=bool(data["passed"]),
-            visible=bool(data["visible"]),
-            message=str(data.get("message", "")),
-            points=float(data.get("points", 0.0)),
-            max_points=float(data.get("max_points", 1.0)),
-            kind=Kind(kind) if kind else None,
-        )
 
 
 @dataclasses.dataclass
@@ -88,7 +38,7 @@ class Usage:
 class Verdict:
     verdict: Kind
     score: float
-    checks: list[CheckResult] = dataclasses.field(default_factory=list)
+    checks: list[CheckRow] = dataclasses.field(default_factory=list)
     perf: dict[str, Any] | None = None  # {"cases": [...]} when the exercise has performance cases
     usage: Usage = dataclasses.field(default_factory=Usage)
     backend: str = ""
@@ -126,7 +76,7 @@ class Verdict:
         return cls(
             verdict=Kind(data["verdict"]),
             score=float(data.get("score", 0.0)),
-            checks=[CheckResult.from_dict(c) for c in data.get("checks", [])],
+            checks=[CheckRow.from_dict(c) for c in data.get("checks", [])],
             perf=data.get("perf"),
             usage=Usage(
                 wall_s=float(usage.get("wall_s", 0.0)),
@@ -153,7 +103,7 @@ class Verdict:
         return cls(verdict=kind, score=0.0, notes=notes, **fields)
 
 
-def score_of(checks: Iterable[CheckResult]) -> float:
+def score_of(checks: Iterable[CheckRow]) -> float:
     """Points earned over points available, in [0, 1]."""
     checks = list(checks)
     available = sum(c.max_points for c in checks)
@@ -163,7 +113,7 @@ def score_of(checks: Iterable[CheckResult]) -> float:
     return round(min(max(earned / available, 0.0), 1.0), 4)
 
 
-def overall_kind(checks: Iterable[CheckResult]) -> Kind:
+def overall_kind(checks: Iterable[CheckRow]) -> Kind:
     """One verdict for a list of check results.
 
     All passed: ACCEPTED. Only wrong answers, some points earned: PARTIAL. Otherwise the
@@ -181,12 +131,3 @@ def overall_kind(checks: Iterable[CheckResult]) -> Kind:
                 return Kind.PARTIAL
             return kind
     return Kind.WRONG_ANSWER
-
-
-def cap_text(data: bytes | str, limit: int = FEEDBACK_BYTES) -> str:
-    """Decode and shorten program output for feedback, saying when something was cut."""
-    raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
-    text = raw[:limit].decode("utf-8", "replace")
-    if len(raw) > limit:
-        text += f"\n[... {len(raw) - limit} more bytes not shown]"
-    return text

@@ -5,11 +5,18 @@ import json
 
 import pytest
 
-from grader.pipeline import bundle_for, grade, verdict_from
-from grader.spec import load_exercise
-from grader.verdict import Kind
+from grader import contract
+from grader.contract import CheckRow, Kind, ResultDocument
+from grader.host.pipeline import bundle_for, grade, verdict_from
+from grader.host.spec import load_exercise
 from sandbox.base import Outcome
-from tests.grader.factories import GRADING_BACKENDS, STATIC_GRAPH, grading_sandbox, make_exercise
+from tests.grader.factories import (
+    CHECKS,
+    GRADING_BACKENDS,
+    STATIC_GRAPH,
+    grading_sandbox,
+    make_exercise,
+)
 
 
 @pytest.fixture(scope="module")
@@ -76,11 +83,18 @@ def test_an_endless_loop_is_a_time_limit(tmp_path, sandbox):
     assert all(c.kind == Kind.TIME_LIMIT for c in verdict.checks)
 
 
-def test_the_bundle_carries_the_harness_but_not_the_host_side(exercise):
+def test_the_bundle_carries_the_contract_and_the_harness_but_not_the_host_side(exercise):
     files = bundle_for(exercise, "x = 1\n", seed=5)
-    assert "grader/harness/judge.py" in files and "submission/submission.py" in files
-    assert "grader/pipeline.py" not in files and "grader/spec.py" not in files
-    assert json.loads(files["exercise/manifest.json"])["seed"] == 5
+    assert {"grader/contract.py", "grader/harness/judge.py", contract.SUBMISSION_FILE, contract.CHECKS_FILE} <= set(files)
+    assert not any(name.startswith("grader/host/") or name.startswith("grader/quizzes/") for name in files)
+    assert json.loads(files[contract.MANIFEST_FILE])["seed"] == 5
+
+
+def test_the_engines_ship_only_with_an_exercise_that_imports_them(tmp_path, exercise):
+    assert not exercise.uses_engines and not any(name.startswith("grader/engines/") for name in bundle_for(exercise, "", 1))
+    checks = "from grader.engines import tensor\n" + CHECKS
+    spec = load_exercise(make_exercise(tmp_path / "ex", checks=checks))
+    assert spec.uses_engines and "grader/engines/dynamic.py" in bundle_for(spec, "", 1)
 
 
 def test_a_missing_result_after_a_timeout_is_the_students_time_limit(exercise):
@@ -94,8 +108,24 @@ def test_a_missing_result_otherwise_is_our_fault(exercise):
 
 
 def test_a_malformed_result_is_our_fault_not_the_students(exercise):
-    for data in (b'{"format": 1, "checks": [{"name": 3}]', b" " * 100, b'{"format": 1, "checks": "all passed"}'):
+    for data in (b'{"format": 2, "checks": [{"name": 3}]', b" " * 100, b'{"format": 2, "checks": "all passed"}'):
         assert verdict_from(outcome(files={"out/result.json": data}), exercise).is_internal_error
+
+
+def test_a_result_of_another_format_is_refused_by_name(exercise):
+    old = json.dumps({"format": 1, "checks": [], "perf": None, "notes": [], "internal_error": None}).encode()
+    verdict = verdict_from(outcome(files={"out/result.json": old}), exercise)
+    assert verdict.is_internal_error
+    assert "format 1; this host reads format 2" in verdict.notes[0]
+
+
+def test_the_judges_document_becomes_the_verdict(exercise):
+    rows = [CheckRow("a", True, True, points=1.0, max_points=1.0),
+            CheckRow("b", False, False, "wrong answer on a hidden case", 0.0, 2.0, Kind.WRONG_ANSWER)]
+    data = ResultDocument(checks=rows, stdout="printed", notes=["judge note"]).to_json()
+    verdict = verdict_from(outcome(files={"out/result.json": data}, notes=["sandbox note"]), exercise)
+    assert (verdict.verdict, verdict.score, verdict.checks) == (Kind.PARTIAL, round(1 / 3, 4), rows)
+    assert verdict.stdout == "printed" and verdict.notes == ["judge note", "sandbox note"]
 
 
 TORCH_CHECKS = """\

@@ -34,22 +34,32 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import hashlib
 import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from grader.verdict import Kind
-from sandbox.base import Limits
+from grader.content_root import DIFFICULTIES, LANGUAGES, folder_digest
+from grader.contract import Kind, PerfTerms
+from sandbox import Limits
 
-LANGUAGES = ("en", "zh-hans")
-DIFFICULTIES = ("easy", "medium", "hard")
 REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh-hans.md", "starter.py", "solution.py", "checks.py")
-SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_TOP_KEYS = {"id", "version", "difficulty", "tags", "points", "gpu", "title", "summary", "limits", "checks", "perf", "mutants"}
+_TOP_KEYS = {
+    "id",
+    "version",
+    "difficulty",
+    "tags",
+    "points",
+    "gpu",
+    "title",
+    "summary",
+    "limits",
+    "checks",
+    "perf",
+    "mutants",
+}
 _PERF_KEYS = {"baseline", "at_most", "at_least", "budget_s", "margin"}
 # Slack in the student's favour before "too slow": two worker processes on a shared machine
 # differ by a few percent for reasons that are not the student's (core, cache, neighbours).
@@ -79,8 +89,16 @@ class PerfSpec:
     margin: float  # relative slack in the student's favour before calling it too slow
     speedup: float | None = None  # the at_least value as written, for messages
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+    def terms(self) -> PerfTerms:
+        """The threshold as the judge reads it from the manifest."""
+        return {
+            "name": self.name,
+            "baseline": self.baseline,
+            "at_most": self.at_most,
+            "budget_s": self.budget_s,
+            "margin": self.margin,
+            "speedup": self.speedup,
+        }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,6 +134,11 @@ class ExerciseSpec:
     @property
     def visible_checks(self) -> list[str]:
         return [c.name for c in self.checks if c.visible]
+
+    @property
+    def uses_engines(self) -> bool:
+        """Whether the checks or the reference import our reference engines (then they ship in the bundle)."""
+        return any(_imports(source, "grader.engines") for source in (self.checks_source, self.solution))
 
 
 def load_exercise(path: str | Path) -> ExerciseSpec:
@@ -153,11 +176,13 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
     toml.no_unknown_keys("checks", data.get("checks", {}), {"visible"})
     for name in sorted(visible):
         if name not in declared or declared[name][1]:
-            raise SpecError(f'exercise.toml: [checks].visible names "{name}", but checks.py has no @check function of that name')
+            raise SpecError(
+                f'exercise.toml: [checks].visible names "{name}", but checks.py has no @check function of that name'
+            )
     for name, said in said_visible.items():
         if said != (name in visible):
             raise SpecError(
-                f"exercise.toml: [checks].visible {'lacks' if said else 'lists'} \"{name}\", "
+                f'exercise.toml: [checks].visible {"lacks" if said else "lists"} "{name}", '
                 f"but checks.py says @check(visible={said}); make them agree"
             )
     perf = _perf_specs(toml, data.get("perf", {}), declared)
@@ -193,19 +218,6 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
         path=path,
         digest=folder_digest(path),
     )
-
-
-def folder_digest(path: Path) -> str:
-    """sha256 over every file's relative path and bytes: any change gives a new digest."""
-    digest = hashlib.sha256()
-    for file in sorted(path.rglob("*")):
-        relative = file.relative_to(path)
-        if SKIPPED_NAMES.intersection(relative.parts) or file.is_symlink() or not file.is_file():
-            continue
-        data = file.read_bytes()
-        digest.update(f"{relative.as_posix()}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
 
 
 def _read_text(path: Path, name: str) -> str:
@@ -297,13 +309,15 @@ def _show(value: Any) -> str:
 def _limits(toml: _Toml, table: Any) -> Limits:
     fields = {f.name: f for f in dataclasses.fields(Limits)}
     toml.no_unknown_keys("limits", table, set(fields))
-    values = {}
+    values: dict[str, Any] = {}
     for key in table:
         number = toml.number(f"limits.{key}")
         values[key] = int(number) if fields[key].type in ("int", int) else float(number)
     limits = Limits(**values)
     if limits.wall_s < limits.cpu_s:
-        raise SpecError(f"exercise.toml: [limits].wall_s ({limits.wall_s}) must be at least [limits].cpu_s ({limits.cpu_s})")
+        raise SpecError(
+            f"exercise.toml: [limits].wall_s ({limits.wall_s}) must be at least [limits].cpu_s ({limits.cpu_s})"
+        )
     return limits
 
 
@@ -343,6 +357,17 @@ def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[s
     return found, {name: _literal_bool(name, expr) for name, expr in declared_visible.items()}
 
 
+def _imports(source: str, package: str) -> bool:
+    """Whether ``source`` imports ``package`` or a module in it (read from its syntax tree)."""
+    for node in ast.walk(ast.parse(source)):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        if any(name == package or name.startswith(package + ".") for name in names):
+            return True
+    return False
+
+
 def _literal_bool(name: str, expr: ast.expr) -> bool:
     try:
         value = ast.literal_eval(expr)
@@ -365,7 +390,8 @@ def _perf_specs(toml: _Toml, table: Any, declared: dict[str, tuple[float, bool]]
             raise SpecError(f"exercise.toml: [perf.{name}] needs exactly one threshold, at_most or at_least")
         if "baseline" not in case:
             raise SpecError(
-                f'exercise.toml: [perf.{name}].baseline is missing: a threshold needs a baseline ("reference" or a name the case offers)'
+                f"exercise.toml: [perf.{name}].baseline is missing: "
+                'a threshold needs a baseline ("reference" or a name the case offers)'
             )
         baseline = toml.string(f"perf.{name}.baseline")
         threshold = toml.number(f"perf.{name}.{has[0]}")
@@ -381,7 +407,9 @@ def _perf_specs(toml: _Toml, table: Any, declared: dict[str, tuple[float, bool]]
         )
     for name, (_, is_perf) in declared.items():
         if is_perf and name not in table:
-            raise SpecError(f"exercise.toml: [perf.{name}] is missing: checks.py declares @perf {name} without a threshold")
+            raise SpecError(
+                f"exercise.toml: [perf.{name}] is missing: checks.py declares @perf {name} without a threshold"
+            )
     return specs
 
 
@@ -407,9 +435,12 @@ def _mutants(path: Path, toml: _Toml, table: Any) -> list[MutantSpec]:
             kind = Kind(expected)
         except ValueError:
             raise SpecError(
-                f"exercise.toml: [mutants].{name} must be a verdict ({', '.join(k.value for k in Kind)}), got {_show(expected)}"
+                f"exercise.toml: [mutants].{name} must be a verdict "
+                f"({', '.join(k.value for k in Kind)}), got {_show(expected)}"
             ) from None
         if kind in (Kind.ACCEPTED, Kind.INTERNAL_ERROR):
             raise SpecError(f"exercise.toml: [mutants].{name} must be a failing verdict, got {kind}")
-        mutants.append(MutantSpec(name=name, path=files[name], code=_read_text(path, f"mutants/{name}.py"), expected=kind))
+        mutants.append(
+            MutantSpec(name=name, path=files[name], code=_read_text(path, f"mutants/{name}.py"), expected=kind)
+        )
     return mutants
