@@ -4,8 +4,6 @@ torch.compile as one graph.
 The probe runs inside each program: eagerly first, then through torch.compile with its default
 settings and a backend that counts graphs (a graph break shows as a second graph).
 """
-import numpy as np
-
 from grader.harness import check, close, fail, fn, run_in, tensor
 
 PROBE_SOURCE = '''
