@@ -23,6 +23,7 @@ run: venv sandbox-tools
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py sync_content
 	$(PY) manage.py sync_quizzes
+	$(PY) manage.py sync_lessons
 	$(PY) manage.py demo_accounts
 	exec $(PY) manage.py serve
 

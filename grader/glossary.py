@@ -94,7 +94,7 @@ def _texts(path: Path, content_dir: Path) -> Iterator[tuple[str, str, str]]:
     """(where, language, text): one per line of Markdown, one per prose string of TOML."""
     label = path.relative_to(content_dir).as_posix()
     if path.suffix == ".md":
-        language = "zh-hans" if path.name.endswith(".zh-hans.md") else "en"
+        language = "zh-hans" if path.name == "zh-hans.md" or path.name.endswith(".zh-hans.md") else "en"
         prose = _prose(path.read_text(encoding="utf-8"))  # fences span lines: blank them first
         for number, line in enumerate(prose.split("\n"), 1):
             yield f"{label}, line {number}", language, line

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from . import functional
+from . import events, functional
 from .errors import FreedGraphError, GradientError, ShapeError, SourceLocation, user_location
 from .functional import TensorLike
 from .ops import OpDef, OpRuleError, get_op, is_scalar, partner_dtype, scalar_dtype
@@ -154,6 +154,10 @@ class Tensor(TensorLike):
         else:
             out.requires_grad = False
             out._node = None
+        if events.listener is not None:
+            events.listener({"engine": "eager", "kind": "op", "op": op.name, "output": id(out),
+                             "inputs": [id(a) if isinstance(a, Tensor) else events.value_summary(a) for a in args],
+                             "value": events.value_summary(data), "taped": out._node is not None})
         return out
 
     # plain data access -------------------------------------------------------------------
@@ -265,7 +269,11 @@ functional.set_default_engine(Tensor)
 
 def tensor(data: Any, requires_grad: bool = False, dtype: Any = None, name: str | None = None) -> Tensor:
     """Make a leaf tensor (numpy dtype rules: Python floats become float64 unless `dtype` says)."""
-    return Tensor(data, requires_grad=requires_grad, dtype=dtype, name=name)
+    leaf = Tensor(data, requires_grad=requires_grad, dtype=dtype, name=name)
+    if events.listener is not None:
+        events.listener({"engine": "eager", "kind": "tensor", "output": id(leaf), "name": name,
+                         "value": events.value_summary(leaf.data), "requires_grad": leaf.requires_grad})
+    return leaf
 
 
 def _eager_error(op: OpDef, arrays: list, attrs: dict, exc: Exception) -> Exception:
@@ -381,6 +389,11 @@ def run_backward(root: Tensor, grad: np.ndarray, retain_graph: bool | None = Non
                 else:
                     xs, out = node.saved
                 input_grads = node.op.vjp(emitter, g, xs, out, node.needs, **node.attrs)
+                if events.listener is not None:
+                    output = node.output()
+                    events.listener({"engine": "eager", "kind": "backward", "op": node.op.name,
+                                     "output": id(output) if output is not None else None,
+                                     "grad": events.value_summary(g.data if isinstance(g, Tensor) else g)})
                 for tensor_in, needed, gi in zip(node.inputs, node.needs, input_grads):
                     if not needed or gi is None:
                         continue

@@ -18,13 +18,16 @@ from grader.content import (
     validate_exercise,
     write_exercise_folder,
 )
+from grader.lessons.content import validate_lessons
 from grader.pipeline import grade
+from grader.playground import RunResult, run_compile_flow, run_program
 from grader.spec import ExerciseSpec, SpecError, load_exercise
 from grader.verdict import Usage, Verdict
 from sandbox import Sandbox, SandboxUnavailable, get_sandbox
 
 __all__ = [
-    "ARCHIVE_LIMITS", "ArchiveLimits", "ContentReport", "ExerciseReport", "ExerciseSpec", "RunReport", "Sandbox",
+    "ARCHIVE_LIMITS", "ArchiveLimits", "ContentReport", "ExerciseReport", "ExerciseSpec", "RunReport", "RunResult", "Sandbox",
     "SandboxUnavailable", "SpecError", "UnsafeArchive", "Usage", "Verdict", "get_sandbox", "grade", "load_exercise",
-    "read_exercise_zip", "validate_content", "validate_exercise", "write_exercise_folder",
+    "read_exercise_zip", "run_compile_flow", "run_program", "validate_content", "validate_exercise",
+    "validate_lessons", "write_exercise_folder",
 ]

@@ -33,6 +33,7 @@ def test_all_content_validates_on_docker(requires):
         programs = {run["program"] for run in by_slug[slug]["runs"]}
         assert {"solution", "starter"} <= programs and any(p.startswith("mutant:") for p in programs), slug
     assert report["quizzes"] and not any(report["quizzes"].values()), report["quizzes"]
+    assert report["lessons"] and not any(report["lessons"].values()), report["lessons"]   # every code block run
     for slug, exercise in sorted(by_slug.items()):
         print(f"{slug:28} {'skipped: ' + exercise['skipped'] if exercise['skipped'] else 'proven'} "
               f"({len(exercise['runs'])} programs, {exercise['seconds']} s)")

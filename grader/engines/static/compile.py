@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import events
 from ..errors import GraphError, MissingInputError, ShapeError, user_location
 from ..ops import CODEGEN_GLOBALS, get_op
 from .graph import Graph, Node
@@ -53,9 +54,18 @@ def compile_graph(graph: Graph, outputs: Node | str | Sequence[Node | str], *, o
     for name, run_pass in (passes if passes is not None else default_passes(optimize, fuse, plan_memory)):
         program = run_pass(program)
         stages.append((name, program))
+        if events.listener is not None:
+            events.listener({"engine": "static", "kind": "pass", "graph": graph.name, "pass": name,
+                             "nodes": len(program.nodes), "kernels": program.kernel_count,
+                             "notes": list(program.notes)})
     if graph.compiled_at is None:
         graph.compiled_at = user_location()
-    return Executable(graph, program, stages, single, planned=any(n == "plan_memory" for n, _ in stages))
+    executable = Executable(graph, program, stages, single, planned=any(n == "plan_memory" for n, _ in stages))
+    if events.listener is not None:
+        events.listener({"engine": "static", "kind": "compiled", "graph": graph.name,
+                         "plan": [n.name for n in program.nodes], "kernels": executable.kernel_count,
+                         "peak_bytes": executable.peak_bytes})
+    return executable
 
 
 class Executable:
@@ -73,6 +83,7 @@ class Executable:
         self._single = single
         self.placeholders = {n.name: n for n in program.nodes if n.op == "placeholder"}
         self.source, self._run = _generate(program, graph, planned)
+        self._run_observed: Callable | None = None  # the same code, emitting a ``run`` event per node
 
     # ---------------------------------------------------------------------- running
     def run(self, feeds: dict[Any, Any] | None = None, **named_feeds: Any) -> Any:
@@ -96,7 +107,12 @@ class Executable:
             if node.id not in given:
                 raise MissingInputError(
                     f"placeholder '{name}' (created at {node.source}) needs a value: run({{'{name}': ...}})")
-        results = self._run(given, self.graph.variables)
+        if events.listener is None:
+            results = self._run(given, self.graph.variables)
+        else:
+            if self._run_observed is None:
+                self._run_observed = _generate(self.plan, self.graph, self.planned, observe=True)[1]
+            results = self._run_observed(given, self.graph.variables)
         return results[0] if self._single else list(results)
 
     __call__ = run
@@ -168,8 +184,11 @@ class Executable:
 # -------------------------------------------------------------------------- code generation
 
 
-def _generate(program: Program, graph: Graph, planned: bool) -> tuple[str, Callable]:
+def _generate(program: Program, graph: Graph, planned: bool, observe: bool = False) -> tuple[str, Callable]:
+    """The plan as one Python function; with `observe`, every node also reports its value as an event."""
     env: dict[str, Any] = dict(CODEGEN_GLOBALS)
+    if observe:
+        env["_emit"] = _emitter(program, graph)
     pool = [np.empty(max(size, 1), dtype=np.uint8) for size in program.buffers]
     names: dict[int, str] = {}
     kernels: list[str] = []
@@ -214,6 +233,8 @@ def _generate(program: Program, graph: Graph, planned: bool) -> tuple[str, Calla
                 out = f"t{node.id}"
                 body.append(f"{out} = {op.expr(args, node.attrs)}  # {node.name}")
             names[node.id] = out
+        if observe:
+            body.append(f"_emit({node.id}, {names[node.id]})")
     by_id = program.by_id()
     results = []
     for o in program.outputs:
@@ -257,3 +278,15 @@ def compile(outputs: Node | str | Sequence[Node | str], graph: Graph | None = No
 
 
 __all__ = ["Executable", "compile", "compile_graph", "default_passes"]
+
+
+def _emitter(program: Program, graph: Graph) -> Callable[[int, Any], None]:
+    by_id = program.by_id()
+
+    def emit(node_id: int, value: Any) -> None:
+        node = by_id[node_id]
+        if events.listener is not None:
+            events.listener({"engine": "static", "kind": "run", "graph": graph.name, "node": node.name, "op": node.op,
+                             "fused": [b.op for b in node.body] if node.body else None,
+                             "value": events.value_summary(value)})
+    return emit

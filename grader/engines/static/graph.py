@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
+from .. import events
 from ..errors import (GradientError, GraphError, GraphFrozenError, NoValueError, ShapeError, SourceLocation,
                       TracerError, user_location)
 from ..functional import TensorLike
@@ -128,7 +129,7 @@ class Graph:
         """A value fixed at build time (the constant-folding pass may compute with it)."""
         array = np.array(value, dtype=dtype)
         array.setflags(write=False)
-        node = self._add("constant", (), {}, array.shape, array.dtype, name)
+        node = self._add("constant", (), {}, array.shape, array.dtype, name, value=array)
         self.constants[node.id] = array
         return node
 
@@ -197,7 +198,8 @@ class Graph:
                 lifted.append(self.constant(np.asarray(x)))
         return lifted
 
-    def _add(self, op: str, inputs: tuple, attrs: dict, shape, dtype, name: str | None) -> Node:
+    def _add(self, op: str, inputs: tuple, attrs: dict, shape, dtype, name: str | None,
+             value: np.ndarray | None = None) -> Node:
         if self.compiled_at is not None:
             raise GraphFrozenError(
                 f"cannot add {op} at {user_location().describe()}: graph '{self.name}' was compiled at "
@@ -217,6 +219,12 @@ class Graph:
         node = Node(self, len(self.nodes), op, inputs, attrs, shape, dtype, name, user_location())
         self.nodes.append(node)
         self._by_name[name] = node
+        if events.listener is not None:
+            events.listener({"engine": "static", "kind": "define", "graph": self.name, "node": name, "op": op,
+                             "inputs": [i.name if isinstance(i, Node) else i for i in inputs],
+                             "shape": list(shape) if shape is not None else None,
+                             "dtype": np.dtype(dtype).name if dtype is not None else None,
+                             "value": events.value_summary(value) if value is not None else None})
         return node
 
     def node(self, name: str) -> Node:
