@@ -14,6 +14,7 @@ urlpatterns = [
     path("interviews/", include("interviews.urls")),
     path("workbench/", include("workbench.urls")),
     path("api/", include("api.urls")),
+    path("lessons/", include("lessons.urls")),
     path("glossary/", include("glossary.urls")),
     path("authoring/", include("authoring.urls")),
     path("", include("submissions.urls")),
