@@ -57,7 +57,7 @@ def sizes_zero_and_one_stay_specialised(student, reference, rng):
     replay(student, reference, SCALE, calls, "batches of 4, 5, 1, 7, 1, 0 and 2 rows")
 
 
-@check(points=1, title={"en": "Past the limit it runs eagerly", "zh-hans": "超过上限后改为即时执行"})
+@check(points=1, title={"en": "Past the limit it runs eagerly", "zh-hans": "超过上限后改为立即执行"})
 def past_the_limit_it_runs_eagerly(student, reference, rng):
     calls = [(ones(n, 2), 2.0) for n in (4, 5, 1, 0)] + [(ones(3, 2), 2.0), (ones(2), 2.0), (ones(3), 2.0), (ones(1, 2), 2.0)]
     replay(student, reference, SCALE, calls, "shapes 4x2, 5x2, 1x2, 0x2, 3x2, 2, 3, 1x2 with cache_limit=3", cache_limit=3)
