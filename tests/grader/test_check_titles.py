@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.glossary import load_glossary
 from grader.host import SpecError, check_titles, load_exercise, visible_only
 
 EXERCISES = sorted((Path(__file__).resolve().parents[2] / "exercises" / "coding").iterdir())
@@ -14,6 +15,19 @@ def test_every_check_has_a_title_in_english_and_chinese(folder):
     titles = check_titles(spec.checks_source)
     untitled = [c.name for c in spec.checks if set(titles.get(c.name, {})) != {"en", "zh-hans"}]
     assert not untitled, f"{folder.name}: give these checks title={{'en': ..., 'zh-hans': ...}}: {untitled}"
+
+
+def test_chinese_titles_use_the_glossarys_terms():
+    terms = load_glossary(EXERCISES[0].parents[1] / "glossary.toml")
+    found = []
+    for folder in EXERCISES:
+        for name, title in check_titles(load_exercise(folder).checks_source).items():
+            text = title.get("zh-hans", "")
+            for term in terms:
+                rejected = [r for r in term.reject.get("zh-hans", ()) if r in text]
+                rejected += [p.pattern for p in term.reject_patterns.get("zh-hans", ()) if p.search(text)]
+                found += [f"{folder.name}:{name}: {r!r} (say {term.name['zh-hans']!r})" for r in rejected]
+    assert not found, found
 
 
 @pytest.mark.parametrize(
