@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import secrets
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ RESULT_FILE = "result.json"
 RESULT_MAX_BYTES = 1 << 20
 GRADER_DIR = Path(__file__).resolve().parent
 UNISOLATED_ENV = "GRADER_UNISOLATED"  # the judge's name for it too (grader/harness/programs.py)
+log = logging.getLogger(__name__)
 _OUTCOME_VERDICTS = {"timeout": Kind.TIME_LIMIT, "memory": Kind.MEMORY_LIMIT, "output_limit": Kind.OUTPUT_LIMIT}
 
 
@@ -97,9 +99,16 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
         if outcome.status in _OUTCOME_VERDICTS:
             kind = _OUTCOME_VERDICTS[outcome.status]
             return Verdict.without_checks(kind, f"the whole run was stopped: {_status_text(outcome)}", notes=notes, **common)
-        return Verdict.internal_error(f"the judge left no result ({problem}; {_status_text(outcome)})", notes=notes + _judge_stderr(outcome), **common)
+        operator_log = _judge_stderr(outcome)
+        log.error("the judge left no result: %s", operator_log)
+        return Verdict.internal_error(f"the judge left no result ({problem}; {_status_text(outcome)})", notes=notes,
+                                      operator_log=operator_log, **common)
+    operator_log = [str(line)[-4000:] for line in document.get("operator_log") or []][-20:]
+    if operator_log:
+        log.warning("judge operator log: %s", operator_log)
+    common["operator_log"] = operator_log
     if document.get("internal_error"):
-        return Verdict.internal_error("the judge failed: " + str(document["internal_error"])[-2000:], notes=notes, **common)
+        return Verdict.internal_error("the judge failed: " + str(document["internal_error"])[-200:], notes=notes, **common)
     try:
         checks = [CheckResult.from_dict(row) for row in document["checks"]]
         perf = document.get("perf")

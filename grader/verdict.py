@@ -48,6 +48,9 @@ class CheckResult:
     points: float = 0.0
     max_points: float = 1.0
     kind: Kind | None = None  # why it failed; None when it passed
+    # The message's stable id and parameters (grader/harness/messages.py), to translate it.
+    message_id: str = ""
+    message_params: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +58,8 @@ class CheckResult:
             "passed": self.passed,
             "visible": self.visible,
             "message": self.message,
+            "message_id": self.message_id,
+            "message_params": dict(self.message_params),
             "points": self.points,
             "max_points": self.max_points,
             "kind": str(self.kind) if self.kind else None,
@@ -71,6 +76,8 @@ class CheckResult:
             points=float(data.get("points", 0.0)),
             max_points=float(data.get("max_points", 1.0)),
             kind=Kind(kind) if kind else None,
+            message_id=str(data.get("message_id") or ""),
+            message_params=dict(data.get("message_params") or {}),
         )
 
 
@@ -96,6 +103,9 @@ class Verdict:
     stderr: str = ""
     notes: list[str] = dataclasses.field(default_factory=list)
     exercise: dict[str, Any] = dataclasses.field(default_factory=dict)  # id, version, digest
+    # For the operators only, never shown to a student: judge tracebacks (they name lines
+    # of the hidden checks) and the judge's own stderr.
+    operator_log: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def is_internal_error(self) -> bool:
@@ -118,6 +128,7 @@ class Verdict:
             "stderr": self.stderr,
             "notes": list(self.notes),
             "exercise": dict(self.exercise),
+            "operator_log": list(self.operator_log),
         }
 
     @classmethod
@@ -138,6 +149,7 @@ class Verdict:
             stderr=str(data.get("stderr", "")),
             notes=[str(n) for n in data.get("notes", [])],
             exercise=dict(data.get("exercise") or {}),
+            operator_log=[str(line) for line in data.get("operator_log") or []],
         )
 
     @classmethod

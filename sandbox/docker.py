@@ -25,9 +25,11 @@ from typing import Any
 
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound, NotFound
-from docker.types import DeviceRequest, LogConfig, Ulimit
+from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
 
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
+from sandbox.cgroups import remove_stale
+from sandbox.delegation import Delegation
 from sandbox.protocol import (
     BOOTSTRAP_PATH,
     HOST_GRACE_S,
@@ -69,6 +71,7 @@ def container_config(
     preload: Sequence[str] = (),
     lifetime_s: float | None = None,
     extra_labels: Mapping[str, str] | None = None,
+    mounts: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of ``containers.create`` for one sandbox (pure, so it can be inspected)."""
     lifetime_s = lifetime_s if lifetime_s is not None else STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S + 60
@@ -110,6 +113,8 @@ def container_config(
         # The bootstrap is PID 1 and reaps like an init; docker's init would make it
         # PID 2 and so killable by the program (kill(-1)).
         init=False,
+        # The lent child cgroup (delegation.py): host folder -> path inside, read-write.
+        mounts=[Mount(target, source, type="bind", read_only=False) for source, target in (mounts or {}).items()],
     )
     if options.gpus:
         if isinstance(options.gpus, int):
@@ -123,8 +128,9 @@ def container_config(
 class _Attached:
     """A container, attached before start, speaking the bootstrap protocol over its stdin/stdout."""
 
-    def __init__(self, container, raw_socket: socket.socket, keepalive: object) -> None:
+    def __init__(self, container, raw_socket: socket.socket, keepalive: object, delegation: Delegation) -> None:
         self.container = container
+        self.delegation = delegation  # released with the container
         self.socket = raw_socket
         self._keepalive = keepalive  # the SDK's wrapper closes the socket when collected
         self._buffer = bytearray()
@@ -236,16 +242,19 @@ class DockerSandbox(Sandbox):
         # gVisor enforces RLIMIT_NPROC even for root, and must: its fork bomb would
         # otherwise exhaust the host pids the sentry itself needs and crash it.
         extra = {"nproc": limits.pids} if self.runtime == "runsc" else {}
-        job = encode_job(files, argv, limits, options.env, WORKDIR, extra)
+
+        def job_for(attached: _Attached) -> bytes:
+            return encode_job(files, argv, limits, {**options.env, **attached.delegation.env()}, WORKDIR, extra)
+
         warm = self.pool.take(limits, options) if self.pool is not None else None
         if warm is not None:
             try:
-                warm.send(job)
+                warm.send(job_for(warm))
             except OSError:  # it died between the pool's check and now: start cold
                 self.discard(warm)
                 warm = None
-        attached = warm or self.start(container_config(self.image, limits, options, self.runtime,
-                                                       extra_labels=self.labels))
+        attached = warm or self.start(limits, options)
+        job = job_for(attached)
         try:
             if warm is None:
                 try:
@@ -256,19 +265,25 @@ class DockerSandbox(Sandbox):
         finally:
             self.discard(attached)
 
-    def start(self, config: dict[str, Any]) -> _Attached:
+    def start(self, limits: Limits, options: RunOptions, **config_options: Any) -> _Attached:
         """Create, attach (before start, so no output is lost) and start a container."""
+        # gVisor has no freezer controller, and a host cgroup means nothing to its tasks.
+        delegation = Delegation(limits.pids, with_cgroup=self.runtime == "runc")
+        config = container_config(self.image, limits, options, self.runtime, extra_labels=self.labels,
+                                  mounts=delegation.mounts(), **config_options)
         try:
             container = self.client.containers.create(**config)
         except (DockerException, OSError) as error:
+            delegation.release()
             raise SandboxUnavailable(f"cannot create a sandbox container: {error}") from None
         try:
             wrapper = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
             raw = getattr(wrapper, "_sock", wrapper)
-            attached = _Attached(container, raw, wrapper)
+            attached = _Attached(container, raw, wrapper, delegation)
             container.start()
         except (DockerException, OSError) as error:
             _remove(container)
+            delegation.release()
             raise SandboxUnavailable(f"cannot start a sandbox container: {error}") from None
         return attached
 
@@ -306,9 +321,11 @@ class DockerSandbox(Sandbox):
     def discard(self, attached: _Attached) -> None:
         attached.close()
         _remove(attached.container)
+        attached.delegation.release()
 
     def janitor(self) -> int:
         """Remove labelled containers past their expiry (orphans of crashed workers); returns how many."""
+        remove_stale()  # child cgroups their delegations left behind
         return janitor(self.client)
 
 
@@ -498,9 +515,7 @@ class WarmPool:
                 self.sandbox.discard(attached)
 
     def _start_one(self, limits: Limits) -> _Attached:
-        config = container_config(self.sandbox.image, limits, RunOptions(), self.sandbox.runtime,
-                                  preload=self.preload, lifetime_s=POOL_TTL_S, extra_labels=self.sandbox.labels)
-        attached = self.sandbox.start(config)
+        attached = self.sandbox.start(limits, RunOptions(), preload=self.preload, lifetime_s=POOL_TTL_S)
         ended = attached.read_until(time.monotonic() + POOL_READY_TIMEOUT_S, 1024, stop_after=READY)
         if ended != "stop":
             self.sandbox.discard(attached)

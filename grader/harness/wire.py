@@ -72,6 +72,7 @@ class Fn:
 
 
 def compile_function(source: str) -> Callable[..., Any]:
+    """An expression (``lambda ...``), or one ``def`` statement for a longer function."""
     import math
 
     scope: dict[str, Any] = {"np": np, "math": math, "__builtins__": __builtins__}
@@ -79,6 +80,11 @@ def compile_function(source: str) -> Callable[..., Any]:
         import torch
 
         scope["torch"] = torch
+    if source.lstrip().startswith("def "):
+        names = set(scope)
+        exec(compile(source, "<check>", "exec"), scope)
+        (name,) = set(scope) - names
+        return scope[name]
     return eval(compile(source, "<check>", "eval"), scope)
 
 
@@ -260,13 +266,43 @@ class Decoder:
         index = tree.get("i")
         if type(index) is not int or not 0 <= index < len(self.blobs):
             raise ProtocolError("an array refers to a blob that is not there")
-        try:
-            array = np.load(io.BytesIO(self.blobs[index]), allow_pickle=False)
-        except (ValueError, OSError, EOFError) as error:
-            raise ProtocolError(f"an array is not a valid .npy blob ({error})") from None
-        if not isinstance(array, np.ndarray):
-            raise ProtocolError("an array blob holds something else")
-        return array
+        return read_npy(self.blobs[index])
+
+
+ARRAY_KINDS = "biufcUS"  # bool, integers, floats, complex, strings: never objects, records or zip data
+
+
+def read_npy(blob: bytes) -> np.ndarray:
+    """One array from a .npy blob whose header says exactly what the blob holds.
+
+    Checked before anything is allocated: the magic and version, a plain dtype, and a
+    shape whose size times the item size is the number of bytes that follow. So no
+    header can claim a huge shape (numpy would allocate it before reading), and no
+    .npz (zip) or pickle gets parsed.
+    """
+    stream = io.BytesIO(blob)
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"version {version}")
+    except (ValueError, TypeError, SyntaxError, OverflowError, MemoryError, EOFError, KeyError) as error:
+        raise ProtocolError(f"an array is not a valid .npy blob ({type(error).__name__})") from None
+    if dtype.kind not in ARRAY_KINDS or dtype.fields is not None or dtype.subdtype is not None or dtype.hasobject:
+        raise ProtocolError(f"an array of dtype kind {dtype.kind!r} cannot be sent")
+    if not isinstance(shape, tuple) or not all(type(n) is int and n >= 0 for n in shape):
+        raise ProtocolError("an array header holds no valid shape")
+    count = 1
+    for n in shape:
+        count *= n
+    data = memoryview(blob)[stream.tell():]
+    if count * dtype.itemsize != len(data):
+        raise ProtocolError(f"an array header promises {count * dtype.itemsize} bytes, the blob holds {len(data)}")
+    array = np.frombuffer(data, dtype=dtype, count=count).reshape(shape, order="F" if fortran else "C")
+    return array.copy(order="K")  # writable, owning its memory
 
 
 def _list(value: Any) -> list[Any]:
