@@ -50,7 +50,7 @@ WORKDIR = "/job"
 LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"
 POOL_LABEL = "graphdojo.pool"
-CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # what the judge needs to drop to uid 65534 and stop its child
+CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # what the judge needs to drop to the lent uid and stop its child
 STARTUP_GRACE_S = 30.0   # a cold container must have read its job within this
 POOL_TTL_S = 3600.0      # a pooled container older than this is replaced (and the janitor may take it)
 POOL_READY_TIMEOUT_S = 120.0
@@ -88,7 +88,7 @@ def container_config(
         detach=True,
         stdin_open=True,
         tty=False,
-        user="0:0",  # root inside, with only the capabilities below: the judge drops to 65534
+        user="0:0",  # root inside, with only the capabilities below: the judge drops to the lent uid
         hostname="sandbox",
         environment={},  # nothing of the worker's environment, secrets included
         network_mode="none",

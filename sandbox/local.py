@@ -157,7 +157,7 @@ class LocalSandbox(Sandbox):
         bound = [prefix for prefix in bound if not prefix.startswith("/usr/")]
         for prefix in bound:
             command += ["--ro-bind", prefix, prefix]
-        # bwrap makes the folders above a bind 0700: the judge's child (uid 65534) must
+        # bwrap makes the folders above a bind 0700: the judge's child (the lent uid) must
         # get through them to the interpreter, as it can on the host.
         for parent in sorted({str(p) for prefix in bound for p in Path(prefix).parents if str(p) not in ("/", "/tmp")}):
             command += ["--chmod", "0755", parent]

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from grader.harness import api, messages, stats
+from grader.harness.wire import MAX_FRAME_BYTES
 from grader.harness.api import Case, CheckFailed, InProgram, ProgramError, ProgramStopped, Race
 from grader.harness.messages import Message
 from grader.harness.programs import (
@@ -133,7 +134,7 @@ class Judge:
         self.student_process = Process(
             "student", self.lib / "submission.py", lib=self.lib, cwd=self.home, env=dict(env, HOME=str(self.home), TMPDIR=str(self.home)),
             as_student=True, rlimits=student_limits, stdout=self.outputs["stdout"], stderr=self.outputs["stderr"],
-            cgroups=family.join_files(),
+            cgroups=family.join_files(), max_reply_bytes=min(memory, MAX_FRAME_BYTES),
         )
         self.reference_process = Process(
             "reference", self.root / "exercise" / "solution.py", lib=self.lib, cwd=self.private, env=dict(env, HOME=str(self.private)),

@@ -163,12 +163,14 @@ class Process:
         stdout: Path | Capture,
         stderr: Path | Capture,
         cgroups: list[str] = (),
+        max_reply_bytes: int = wire.MAX_FRAME_BYTES,
     ):
         self.side, self.program, self.lib, self.cwd, self.env = side, program, lib, cwd, env
         self.as_student, self.rlimits = as_student, rlimits
         self.stdout, self.stderr = stdout, stderr
         self.captures = [c for c in (stdout, stderr) if isinstance(c, Capture)]
         self.cgroups = list(cgroups)  # cgroup.procs files the new process joins before it drops its uid
+        self.max_reply_bytes = max_reply_bytes  # the student's: its own memory limit, so no reply can swamp the judge
         self.popen: subprocess.Popen[bytes] | None = None
         self.status: tuple[int, Any] | None = None  # (wait status, rusage) once reaped
 
@@ -252,7 +254,7 @@ class Process:
         self.reader.deadline = deadline
         start = time.perf_counter()
         self._write_all(data, deadline)
-        reply, reply_blobs = wire.read_frame(self.reader)
+        reply, reply_blobs = wire.read_frame(self.reader, self.max_reply_bytes)
         elapsed = time.perf_counter() - start
         if reply.get("re") != nonce:
             raise wire.ProtocolError("a reply that does not answer the request")

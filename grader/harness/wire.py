@@ -101,11 +101,12 @@ def write_frame(stream: BinaryIO, header: dict[str, Any], blobs: list[bytes]) ->
     stream.flush()
 
 
-def read_frame(stream: BinaryIO) -> tuple[dict[str, Any], list[bytes]]:
-    """Read one frame; EOFError when the other side closed, ProtocolError when it is malformed."""
+def read_frame(stream: BinaryIO, max_bytes: int = MAX_FRAME_BYTES) -> tuple[dict[str, Any], list[bytes]]:
+    """Read one frame of at most ``max_bytes``; EOFError when the other side closed, ProtocolError
+    when it is malformed."""
     raw = _read_exactly(stream, _LENGTH.size)
     (length,) = _LENGTH.unpack(raw)
-    if length > MAX_HEADER_BYTES:
+    if length > min(MAX_HEADER_BYTES, max_bytes):
         raise ProtocolError(f"a message header of {length} bytes is too large")
     try:
         header = json.loads(_read_exactly(stream, length))
@@ -114,8 +115,8 @@ def read_frame(stream: BinaryIO) -> tuple[dict[str, Any], list[bytes]]:
     sizes = header.get("blobs") if isinstance(header, dict) else None
     if not isinstance(sizes, list) or not all(type(s) is int and s >= 0 for s in sizes):
         raise ProtocolError("a message header has no valid blob list")
-    if length + sum(sizes) > MAX_FRAME_BYTES:
-        raise ProtocolError(f"a message of {length + sum(sizes)} bytes is larger than {MAX_FRAME_BYTES}")
+    if length + sum(sizes) > max_bytes:
+        raise ProtocolError(f"a message of {length + sum(sizes)} bytes is larger than {max_bytes}")
     return header, [_read_exactly(stream, size) for size in sizes]
 
 
