@@ -305,7 +305,8 @@ class Judge:
         stats.MIN_PAIRS measured pairs: when fewer fit in the budget, measuring goes on for
         as long as the student's own time (its calls and their setup) stays under the
         budget, up to MAX_OVERRUN budgets in all; "too_few" is then the student's doing
-        when its own time used the budget, else the judge's (an internal error). The
+        when its own time used the budget, else the judge's (an internal error, which the
+        student cannot cause: it is frozen while the baseline runs). The
         student runs only inside its own calls: it is frozen before the first and after each.
         """
         budget = float(spec["budget_s"])
@@ -315,24 +316,24 @@ class Judge:
         self.student.ensure_started()
         family.freeze()
         modules = {"student": Remote(self.student, 0), "baseline": Remote(self.reference, 0)}
-        busy = {"student": 0.0, "baseline": 0.0}  # each side's own seconds: timed calls and their setup
+        busy = {"student": 0.0, "baseline": 0.0}  # each side's own seconds: calls, setup, freezing
 
         def timed(side: str, args: tuple[Any, ...], timeout: float | None) -> tuple[Any, float]:
             function = race.student if side == "student" else baseline
+            before = time.perf_counter()
             if side == "student":
                 family.thaw()
             try:
-                before = time.perf_counter()
                 own = race.setup(modules[side], args) if race.setup else args
-                busy[side] += time.perf_counter() - before
-                value, seconds = _timed(function, own, timeout=timeout if side == "student" else 3600)
-                busy[side] += seconds
+                result = _timed(function, own, timeout=timeout if side == "student" else 3600)
                 if race.setup:
                     _release(own)
-                return value, seconds
+                return result
             finally:
                 if side == "student" and self.student.process.alive:
                     family.freeze()
+                # Everything around a side's call is its own: a slow setup or freeze included.
+                busy[side] += time.perf_counter() - before
 
         def pair(label: str, timeout: float | None) -> tuple[float, float]:
             args = race.inputs(rng)

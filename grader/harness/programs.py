@@ -328,7 +328,26 @@ class Family:
             os.access(os.path.join(folder, "freezer", "freezer.state"), os.W_OK)
             or os.access(os.path.join(folder, "unified", "cgroup.freeze"), os.W_OK)
         )
-        return cls(judge_pid, trusted, workers, Path(folder) if usable else None)
+        family = cls(judge_pid, trusted, workers, Path(folder) if usable else None)
+        if usable and not family._can_join():
+            family = cls(judge_pid, trusted, workers, None)
+        return family
+
+    def _can_join(self) -> bool:
+        """Whether a child can move itself into the cgroup (a cgroup v2 namespace may refuse):
+        if it could not, every student start would fail, so the judge falls back to signals."""
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                for procs in self.join_files():
+                    with open(procs, "w") as file:
+                        file.write(str(os.getpid()))
+                code = 0
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status) == 0
 
     # -- the cgroup's files --
 

@@ -229,6 +229,11 @@ REPLY_PATCHES = {
         import grader.harness.wire as wire
         wire.frame_bytes = lambda header, blobs: (lambda head: len(head).to_bytes(4, "big") + head)(b"[1, 2]")
         """,
+    "claims_a_reply_larger_than_its_memory": """
+        import grader.harness.wire as wire
+        head = b'{"ok": true, "value": 1, "digests": [], "blobs": [1073741824]}'
+        wire.frame_bytes = lambda header, blobs: len(head).to_bytes(4, "big") + head
+        """,
     "unhashable_dict_key": """
         reply = dict(reply, value={"$": "tuple", "v": [{"$": "dict", "v": [[[1], 2]]}]})
         """,
