@@ -113,9 +113,9 @@ def container_config(
         # The bootstrap is PID 1 and reaps like an init; docker's init would make it
         # PID 2 and so killable by the program (kill(-1)).
         init=False,
-        # The lent child cgroup (delegation.py): host folder -> path inside, read-write.
-        mounts=[Mount(target, source, type="bind", read_only=False) for source, target in (mounts or {}).items()],
     )
+    if mounts:  # only the lent child cgroup (delegation.py): files travel by archive, never by mount
+        config["mounts"] = [Mount(target, source, type="bind", read_only=False) for source, target in mounts.items()]
     if options.gpus:
         if isinstance(options.gpus, int):
             request = DeviceRequest(count=options.gpus, capabilities=[["gpu"]])
@@ -254,11 +254,10 @@ class DockerSandbox(Sandbox):
                 self.discard(warm)
                 warm = None
         attached = warm or self.start(limits, options)
-        job = job_for(attached)
         try:
             if warm is None:
                 try:
-                    attached.send(job)
+                    attached.send(job_for(attached))
                 except OSError as error:
                     raise SandboxUnavailable(f"the sandbox container did not take its job: {error}") from None
             return self._execute(attached, limits, ["warm pool"] if warm else [])
