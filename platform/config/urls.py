@@ -7,8 +7,9 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("submissions/", include("submissions.urls")),
     path("quizzes/", include("quizzes.urls")),
     path("interviews/", include("interviews.urls")),
-    path("", include("catalog.urls")),
+    path("glossary/", include("glossary.urls")),
+    path("authoring/", include("authoring.urls")),
+    path("", include("submissions.urls")),
 ]

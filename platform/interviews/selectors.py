@@ -6,8 +6,9 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
+from accounts.models import User
+from catalog.languages import localized
 from interviews.models import InterviewAttempt, InterviewItem, InterviewTemplate
-from quizzes.models import localized
 from quizzes.selectors import item_feedback, question_view, topics_by_uid
 
 CODING = "coding"
@@ -18,7 +19,7 @@ def templates_published() -> QuerySet[InterviewTemplate]:
     return InterviewTemplate.objects.filter(retired=False)
 
 
-def attempts_of(user) -> QuerySet[InterviewAttempt]:
+def attempts_of(user: User) -> QuerySet[InterviewAttempt]:
     return InterviewAttempt.objects.filter(user=user).select_related("template")
 
 
@@ -36,7 +37,24 @@ def current_step(attempt: InterviewAttempt) -> dict[str, Any]:
     }
     if item.kind == InterviewItem.Kind.QUESTION:
         step["question"] = question_view(item.snapshot, item.response)
+    elif item.kind == InterviewItem.Kind.OPEN:
+        step["prompt"] = {"text": localized(item.snapshot["text"]), "follow_up": item.snapshot["kind"] == "follow-up",
+                          "answer": (item.response or {}).get("text", "")}
     return step
+
+
+def open_review(item: InterviewItem) -> dict[str, Any]:
+    """An open item on the scorecard: the answer, the model answer, the rubric with what was ticked."""
+    response = item.response or {}
+    ticked = set(response.get("rubric", ()))
+    return {
+        "position": item.position, "follow_up": item.snapshot["kind"] == "follow-up",
+        "text": localized(item.snapshot["text"]), "answer": response.get("text", ""),
+        "model_answer": localized(item.snapshot["model_answer"]),
+        "rubric": [{"id": c["id"], "points": c["points"], "text": localized(c["text"]), "ticked": c["id"] in ticked}
+                   for c in item.snapshot["rubric"]],
+        "points": _points(item), "max_points": item.max_points,
+    }
 
 
 def _points(item: InterviewItem) -> float:
@@ -45,6 +63,9 @@ def _points(item: InterviewItem) -> float:
         if submission is None or submission.score is None:
             return 0.0
         return round(submission.score * item.max_points, 2)
+    if item.kind == InterviewItem.Kind.OPEN:
+        ticked = set((item.response or {}).get("rubric", ()))
+        return float(sum(c["points"] for c in item.snapshot["rubric"] if c["id"] in ticked))
     return item.max_points if item.correct else 0.0
 
 
@@ -77,7 +98,7 @@ def scorecard(attempt: InterviewAttempt) -> dict[str, Any]:
         InterviewAttempt.objects.filter(user=attempt.user, template=attempt.template, started_at__lt=attempt.started_at)
         .exclude(status=InterviewAttempt.Status.OPEN).order_by("-started_at")[:5])
     history = [topic_percentages(a) for a in earlier]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for uid, (got, most) in sorted(now.items(), key=lambda kv: (kv[0] == CODING, kv[0])):
         percent = _percent(got, most)
         before = [_percent(*h[uid]) for h in history if uid in h]
@@ -96,9 +117,11 @@ def scorecard(attempt: InterviewAttempt) -> dict[str, Any]:
         if item.kind == InterviewItem.Kind.QUESTION:
             answers.append({"kind": "question", "position": item.position,
                             "feedback": item_feedback(item.snapshot, item.response, item.correct)})
+        elif item.kind == InterviewItem.Kind.OPEN:
+            answers.append({"kind": "open", "position": item.position, "open": open_review(item)})
         else:
             answers.append({"kind": "coding", "position": item.position, "item": item,
-                            "title": item.exercise.current_version.title if item.exercise.current_version else ""})
+                            "title": _exercise_title(item)})
     got = sum(r["points"] for r in rows)
     most = sum(r["max_points"] for r in rows)
     return {
@@ -108,6 +131,11 @@ def scorecard(attempt: InterviewAttempt) -> dict[str, Any]:
         "answers": answers,
         "earlier_count": len(earlier),
     }
+
+
+def _exercise_title(item: InterviewItem) -> str:
+    version = item.exercise.current_version if item.exercise else None
+    return version.title if version else ""
 
 
 def attempt_summary(attempt: InterviewAttempt) -> dict[str, Any]:

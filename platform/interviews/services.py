@@ -6,7 +6,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -15,11 +15,15 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import User
 from catalog.selectors import exercises_published
 from grader import quizzes as qz
+from grading.services import submission_create
 from interviews.models import InterviewAttempt, InterviewItem, InterviewTemplate
 from quizzes.models import Question
 from quizzes.services import answer_record, question_model, review_record
+
+OPEN_ANSWER_MAX_CHARS = 8000
 
 
 class InterviewClosed(Exception):
@@ -64,7 +68,7 @@ def interview_templates_sync(content_dir: Path | None = None, content: qz.Conten
 
 
 @transaction.atomic
-def interview_start(*, user, template: InterviewTemplate) -> InterviewAttempt:
+def interview_start(*, user: User, template: InterviewTemplate) -> InterviewAttempt:
     """Plan the whole interview from a fresh seed and start the first section's clock."""
     questions = {q.uid: q for q in Question.objects.filter(retired=False)}
     seed = secrets.randbits(48)
@@ -85,8 +89,14 @@ def interview_start(*, user, template: InterviewTemplate) -> InterviewAttempt:
         current=1, section=plan[0].section,
         section_deadline=min(deadline, now + timedelta(seconds=first["time_limit_s"])))
     items = []
+    spec = qz.InterviewTemplate.from_dict(template.spec)
     for position, step in enumerate(plan, start=1):
-        if step.kind == "coding":
+        if step.kind == "open":
+            prompt = qz.prompt_for(spec.sections[step.section], step.ref)
+            snapshot = {**dataclasses.asdict(prompt), "ref": step.ref, "follow_ups": []}
+            items.append(InterviewItem(attempt=attempt, position=position, section=step.section, kind="open",
+                                       snapshot=snapshot, max_points=prompt.max_points))
+        elif step.kind == "coding":
             points = template.sections[step.section]["points"]
             items.append(InterviewItem(attempt=attempt, position=position, section=step.section, kind="coding",
                                        exercise=exercises[step.ref], max_points=points))
@@ -99,7 +109,7 @@ def interview_start(*, user, template: InterviewTemplate) -> InterviewAttempt:
     return attempt
 
 
-def _lock(user, attempt_id: int) -> InterviewAttempt:
+def _lock(user: User, attempt_id: int) -> InterviewAttempt:
     """The attempt, locked and brought up to date with both clocks (DoesNotExist for others')."""
     attempt = InterviewAttempt.objects.select_for_update().get(pk=attempt_id, user=user)
     _catch_up(attempt)
@@ -122,7 +132,7 @@ def _catch_up(attempt: InterviewAttempt) -> None:
             attempt.save(update_fields=["current", "section", "section_deadline"])
 
 
-def _enter(attempt: InterviewAttempt, item: InterviewItem, now) -> None:
+def _enter(attempt: InterviewAttempt, item: InterviewItem, now: datetime) -> None:
     if item.section != attempt.section:
         limit = attempt.spec["sections"][item.section]["time_limit_s"]
         attempt.section = item.section
@@ -144,11 +154,11 @@ def _close(attempt: InterviewAttempt, status: str) -> None:
     attempt.finished_at = timezone.now()
     attempt.save(update_fields=["status", "finished_at"])
     asked = attempt.items.filter(kind="question").select_related("question")
-    review_record(user=attempt.user, results=[(item.question, bool(item.correct)) for item in asked])
+    review_record(user=attempt.user, results=[(item.question, bool(item.correct)) for item in asked if item.question])
 
 
 @transaction.atomic
-def interview_refresh(*, user, attempt_id: int) -> InterviewAttempt:
+def interview_refresh(*, user: User, attempt_id: int) -> InterviewAttempt:
     """Apply the clocks before showing the attempt: skip an expired section, close a late interview."""
     return _lock(user, attempt_id)
 
@@ -162,7 +172,9 @@ def _current_item(attempt: InterviewAttempt, position: int, kind: str) -> Interv
     return item
 
 
-def interview_answer(*, user, attempt_id: int, position: int, fields: Mapping[str, Sequence[str]]) -> InterviewItem:
+def interview_answer(
+    *, user: User, attempt_id: int, position: int, fields: Mapping[str, Sequence[str]]
+) -> InterviewItem:
     """Answer the question on screen (a blank form skips it) and move on."""
     with transaction.atomic():
         attempt = _lock(user, attempt_id)
@@ -173,20 +185,49 @@ def interview_answer(*, user, attempt_id: int, position: int, fields: Mapping[st
     raise InterviewClosed(attempt)  # outside the transaction: the closing stays
 
 
-def interview_submit_code(*, user, attempt_id: int, position: int, code: str, skip: bool = False) -> InterviewItem:
-    """Send the coding exercise to the normal grading pipeline (or skip it) and move on."""
-    from submissions.services import submission_create  # grading pulls in the pipeline: load late
+def interview_answer_open(*, user: User, attempt_id: int, position: int, text: str) -> InterviewItem:
+    """Keep the written answer to the open item on screen (blank skips it) and move on; it is
+    scored by the candidate against the rubric once the interview is over."""
+    if len(text) > OPEN_ANSWER_MAX_CHARS:
+        raise ValidationError(_("Your answer is longer than %(n)s characters."), params={"n": OPEN_ANSWER_MAX_CHARS})
+    with transaction.atomic():
+        attempt = _lock(user, attempt_id)
+        if attempt.is_open:
+            item = _current_item(attempt, position, "open")
+            if text.strip():
+                item.response = {"text": text.strip(), "rubric": []}
+                item.answered_at = timezone.now()
+                item.save(update_fields=["response", "answered_at"])
+            _advance(attempt)
+            return item
+    raise InterviewClosed(attempt)
 
+
+@transaction.atomic
+def interview_self_score(*, user: User, attempt_id: int, position: int, ticked: Sequence[str]) -> InterviewItem:
+    """Record which rubric lines the candidate's own answer covered (after the interview, as often as they like)."""
+    attempt = _lock(user, attempt_id)
+    if attempt.is_open:
+        raise ValidationError(_("Score your answers once the interview is over."))
+    item = attempt.items.get(position=position, kind="open")
+    if not item.response:
+        raise ValidationError(_("There is no answer to score: this question was skipped."))
+    known = [c["id"] for c in item.snapshot["rubric"]]
+    item.response = {**item.response, "rubric": [c for c in known if c in set(ticked)]}
+    item.save(update_fields=["response"])
+    return item
+
+
+def interview_submit_code(
+    *, user: User, attempt_id: int, position: int, code: str, skip: bool = False
+) -> InterviewItem:
+    """Send the coding exercise to the normal grading pipeline (or skip it) and move on."""
     with transaction.atomic():
         attempt = _lock(user, attempt_id)
         if attempt.is_open:
             item = _current_item(attempt, position, "coding")
             if not skip:
-                if not code.strip():
-                    raise ValidationError(_("Your submission is empty."))
-                if len(code.encode()) > settings.SUBMISSION_MAX_BYTES:
-                    raise ValidationError(_("Your code is larger than %(n)s bytes."),
-                                          params={"n": settings.SUBMISSION_MAX_BYTES})
+                assert item.exercise is not None, "a coding item is planned with its exercise"
                 item.submission = submission_create(user=user, exercise=item.exercise, code=code)
                 item.answered_at = timezone.now()
                 item.save(update_fields=["submission", "answered_at"])
@@ -196,7 +237,7 @@ def interview_submit_code(*, user, attempt_id: int, position: int, code: str, sk
 
 
 @transaction.atomic
-def interview_back(*, user, attempt_id: int) -> InterviewAttempt:
+def interview_back(*, user: User, attempt_id: int) -> InterviewAttempt:
     """Go back one item, only where the section allows it and never into a closed section."""
     attempt = _lock(user, attempt_id)
     if not attempt.is_open:
@@ -212,7 +253,7 @@ def interview_back(*, user, attempt_id: int) -> InterviewAttempt:
 
 
 @transaction.atomic
-def interview_finish(*, user, attempt_id: int) -> InterviewAttempt:
+def interview_finish(*, user: User, attempt_id: int) -> InterviewAttempt:
     """End the interview now; what was not answered scores nothing."""
     attempt = _lock(user, attempt_id)
     if attempt.is_open:

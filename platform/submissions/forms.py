@@ -1,23 +1,12 @@
 from django import forms
-from django.conf import settings
-from django.utils.translation import gettext_lazy as _
 
 
 class SubmissionForm(forms.Form):
-    code = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false", "class": "code-editor"}),
-        strip=False,
-        error_messages={"required": _("Your submission is empty: write some code first.")},
-    )
+    """The code editor. Whether code can be graded is grading.services' call (one message for
+    size, emptiness and encoding), so this field checks nothing: a plain Field, not a
+    CharField, whose own NUL check would answer first."""
 
-    def clean_code(self) -> str:
-        code = self.cleaned_data["code"]
-        size = len(code.encode("utf-8"))
-        if size > settings.SUBMISSION_MAX_BYTES:
-            raise forms.ValidationError(
-                _("Your code is %(size)s bytes; the limit is %(limit)s bytes."),
-                params={"size": size, "limit": settings.SUBMISSION_MAX_BYTES},
-            )
-        if not code.strip():
-            raise forms.ValidationError(_("Your submission is empty: write some code first."))
-        return code
+    code = forms.Field(
+        widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false", "class": "code-editor"}),
+        required=False,
+    )

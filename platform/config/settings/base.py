@@ -25,9 +25,12 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "accounts",
     "catalog",
+    "grading",
     "submissions",
+    "authoring",
     "quizzes",
     "interviews",
+    "glossary",
 ]
 
 MIDDLEWARE = [
@@ -70,7 +73,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "catalog:exercise_list"
+LOGIN_REDIRECT_URL = "submissions:exercise_list"
 LOGOUT_REDIRECT_URL = "login"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -111,7 +114,7 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-CELERY_TASK_ROUTES = {"submissions.tasks.grade_submission": {"queue": "cpu"}}
+CELERY_TASK_ROUTES = {"grading.tasks.grade_submission": {"queue": "cpu"}}
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
 
 # Grading

@@ -1,9 +1,0 @@
-from django.db.models import QuerySet
-
-from submissions.models import Submission
-
-
-def submissions_of(user, exercise) -> QuerySet[Submission]:
-    return Submission.objects.filter(user=user, exercise_version__exercise=exercise).select_related(
-        "exercise_version"
-    )
