@@ -100,7 +100,8 @@ def test_burning_the_budget_in_the_warm_up_is_too_slow(tmp_path, sandbox):
     verdict = grade(exercise(tmp_path), slow, sandbox)
     assert verdict.verdict == Kind.TOO_SLOW, summary(verdict)
     case = verdict.perf["cases"][0]
-    assert case["n"] >= 10 and case["decision"] == "too_slow", case
+    # Measured pairs decided it (or too few fitted while the student's own time used the budget).
+    assert case["decision"] in ("too_slow", "too_few") and case["n"] > 0, case
 
 
 # --- 2. races that measure nothing, and replies written before their request ---------------
