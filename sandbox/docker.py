@@ -14,7 +14,6 @@ what a crashed worker left behind.
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import struct
 import threading
@@ -30,11 +29,10 @@ from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
 from sandbox.cgroups import remove_stale
 from sandbox.delegation import Delegation
+from sandbox.framing import READY, ProtocolError
 from sandbox.protocol import (
-    BOOTSTRAP_PATH,
+    BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
-    READY,
-    ProtocolError,
     encode_job,
     failed_outcome,
     outcome_from_report,
@@ -45,7 +43,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_IMAGE = "graphdojo-sandbox:latest"
 SANDBOX_PYTHON = "/opt/venv/bin/python3"
-BOOTSTRAP_SOURCE = BOOTSTRAP_PATH.read_text()
 WORKDIR = "/job"
 LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"
@@ -154,7 +151,7 @@ class _Attached:
             self.socket.settimeout(min(remaining, 1.0))
             try:
                 chunk = self.socket.recv(65536)
-            except (socket.timeout, BlockingIOError):
+            except (TimeoutError, BlockingIOError):
                 continue
             except OSError:
                 chunk = b""
@@ -446,10 +443,6 @@ class WarmPool:
         """The containers waiting for a job (docker SDK objects)."""
         with self._lock:
             return [attached.container for queue in self._ready.values() for attached in queue]
-
-    def ready_count(self) -> int:
-        with self._lock:
-            return sum(len(q) for q in self._ready.values())
 
     def wait_ready(self, timeout: float = POOL_READY_TIMEOUT_S) -> bool:
         """Block until every shape has ``size`` ready containers (for tests and benchmarks)."""

@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from grader import contract
+from grader.contract import CheckRow, Kind, ResultDocument
 from grader.harness import api, messages, stats
 from grader.harness.wire import MAX_FRAME_BYTES
 from grader.harness.api import Case, CheckFailed, InProgram, ProgramError, ProgramStopped, Race
@@ -56,9 +58,7 @@ from grader.harness.programs import (
     privileged,
 )
 
-RESULT_NAME = "result.json"
-RESULT_RESERVED_BYTES = 1 << 20  # reserved up front, so a student filling the disk cannot stop the result
-FEEDBACK_BYTES = 8 * 1024
+FEEDBACK_BYTES = contract.FEEDBACK_BYTES
 WARMUP_CALLS = 2
 MAX_OVERRUN = 4  # budgets a race may take to reach stats.MIN_PAIRS while the student is fast
 EFBIG = 27  # errno "File too large": RLIMIT_FSIZE, which Python meets as an OSError
@@ -77,7 +77,7 @@ class Outcome:
 class Judge:
     def __init__(self, root: Path):
         self.root = root
-        self.manifest: dict[str, Any] = json.loads((root / "exercise" / "manifest.json").read_text())
+        self.manifest: dict[str, Any] = json.loads((root / contract.MANIFEST_FILE).read_text())
         self.limits: dict[str, Any] = self.manifest["limits"]
         self.seed = int(self.manifest["seed"])
         self.notes: list[str] = []
@@ -92,7 +92,7 @@ class Judge:
         self.lib = Path(tempfile.mkdtemp(prefix="lib-"))  # what the student may read: harness code, own file
         self.home = Path(tempfile.mkdtemp(prefix="student-"))  # the student's cwd and only writable place
         shutil.copytree(self.root / "grader", self.lib / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        shutil.copyfile(self.root / "submission" / "submission.py", self.lib / "submission.py")
+        shutil.copyfile(self.root / contract.SUBMISSION_FILE, self.lib / "submission.py")
         for folder, _, files in os.walk(self.lib):
             os.chmod(folder, 0o755)
             for name in files:
@@ -137,7 +137,7 @@ class Judge:
             cgroups=family.join_files(), max_reply_bytes=min(memory, MAX_FRAME_BYTES),
         )
         self.reference_process = Process(
-            "reference", self.root / "exercise" / "solution.py", lib=self.lib, cwd=self.private, env=dict(env, HOME=str(self.private)),
+            "reference", self.root / contract.SOLUTION_FILE, lib=self.lib, cwd=self.private, env=dict(env, HOME=str(self.private)),
             as_student=False, rlimits={resource.RLIMIT_CORE: 0}, stdout=self.private / "reference.out", stderr=self.private / "reference.err",
         )
         self.student = Program("student", self.student_process, family)
@@ -146,7 +146,7 @@ class Judge:
 
     def _load_checks(self) -> list[Case]:
         api.CASES.clear()
-        spec = importlib.util.spec_from_file_location("checks", self.root / "exercise" / "checks.py")
+        spec = importlib.util.spec_from_file_location("checks", self.root / contract.CHECKS_FILE)
         module = importlib.util.module_from_spec(spec)
         sys.modules["checks"] = module
         spec.loader.exec_module(module)
@@ -161,7 +161,7 @@ class Judge:
 
     # -- the run ----------------------------------------------------------------------
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> ResultDocument:
         self.prepare()
         try:
             self.reference.start(timeout=600)
@@ -169,19 +169,17 @@ class Judge:
             raise RuntimeError(f"the reference solution did not load: {error}") from None
         self.student.budget_s = float(self.limits["wall_s"])
         rows = self._run_all()
-        return {
-            "format": 1,
-            "checks": rows,
-            "perf": {"cases": self.perf_reports} if self.perf_reports else None,
-            "stdout": self._feedback(self.outputs["stdout"]),
-            "stderr": self._feedback(self.outputs["stderr"]),
-            "notes": self.notes,
-            "isolated": self.isolated,
-            "internal_error": None,
-            "operator_log": OPERATOR_LOG[-20:],
-        }
+        return ResultDocument(
+            checks=rows,
+            perf={"cases": self.perf_reports} if self.perf_reports else None,
+            stdout=self._feedback(self.outputs["stdout"]),
+            stderr=self._feedback(self.outputs["stderr"]),
+            notes=self.notes,
+            isolated=self.isolated,
+            operator_log=OPERATOR_LOG[-20:],
+        )
 
-    def _run_all(self) -> list[dict[str, Any]]:
+    def _run_all(self) -> list[CheckRow]:
         self.perf_reports: list[dict[str, Any]] = []
         stopped = self._load_student()  # once set, every remaining case ends this way
         correctness_failed = False
@@ -444,21 +442,21 @@ def _release(args: Any) -> None:
         program.release(numbers)
 
 
-def _row(case: Case, outcome: Outcome) -> dict[str, Any]:
+def _row(case: Case, outcome: Outcome) -> CheckRow:
     """One check row. A hidden case shows a fixed text per kind of failure, nothing else."""
     if case.visible or outcome.perf:
         shown = outcome.reason
     else:
         shown = Message("check.passed") if outcome.passed else messages.hidden(outcome.kind)
-    return {
-        "name": case.name,
-        "passed": outcome.passed,
-        "visible": case.visible,
+    return CheckRow(
+        name=case.name,
+        passed=outcome.passed,
+        visible=bool(case.visible),
+        points=case.points if outcome.passed else 0.0,
+        max_points=case.points,
+        kind=Kind(outcome.kind) if outcome.kind else None,
         **shown.row_fields(),
-        "points": case.points if outcome.passed else 0.0,
-        "max_points": case.points,
-        "kind": outcome.kind,
-    }
+    )
 
 
 def _unusable_value(case: Case) -> Outcome:
@@ -468,7 +466,7 @@ def _unusable_value(case: Case) -> Outcome:
 
 def _student_error(error: ProgramError) -> Outcome:
     kind = "MEMORY_LIMIT" if error.type_name == "MemoryError" else "RUNTIME_ERROR"
-    return Outcome(False, kind, Message("error.raised", traceback=_traceback_text(error), type=error.type_name, line=error.line))
+    return Outcome(False, kind, Message("error.raised", traceback=_traceback_text(error), type=error.type_name, line=error.line or 0))
 
 
 def _traceback_text(error: ProgramError) -> str:
@@ -495,41 +493,38 @@ def _round(value: float) -> float | None:
 
 
 def reserve_result(out: Path) -> Path:
+    """Take the result's pages up front, so that a student filling the disk cannot stop the result."""
     out.mkdir(exist_ok=True)
     os.chmod(out, 0o700)
-    path = out / RESULT_NAME
+    path = out / contract.RESULT_FILE
     with open(path, "wb") as file:
-        file.write(b" " * RESULT_RESERVED_BYTES)
+        file.write(b" " * contract.RESULT_MAX_BYTES)
     return path
 
 
-def write_result(path: Path, document: dict[str, Any]) -> None:
-    data = json.dumps(document, ensure_ascii=False).encode()
-    if len(data) > RESULT_RESERVED_BYTES:
-        document = dict(document, stdout="", stderr="", notes=document.get("notes", [])[:5])
-        data = json.dumps(document, ensure_ascii=False).encode()[:RESULT_RESERVED_BYTES]
+def write_result(path: Path, document: ResultDocument) -> None:
+    data = document.to_json()
     with open(path, "r+b") as file:  # overwrite pages we already own
         file.write(data)
         file.truncate(len(data))
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """``python3 -m grader.harness OUT_DIR``: judge the bundle in the current folder, the result into OUT_DIR."""
     root = Path.cwd()
-    result = reserve_result(root / "out")
+    result = reserve_result(root / argv[0])
     judge = None
     try:
         judge = Judge(root)
         document = judge.run()
     except BaseException:  # noqa: B036 - whatever happens, the host gets a document
         # The traceback names lines of the hidden checks: for the operators only.
-        document = {
-            "format": 1,
-            "internal_error": "the judge failed; the operators have the details",
-            "operator_log": [*OPERATOR_LOG[-19:], traceback.format_exc(limit=20)[-4000:]],
-            "checks": [],
-            "perf": None,
-            "notes": judge.notes if judge else [],
-        }
+        document = ResultDocument(
+            checks=[],
+            notes=judge.notes if judge else [],
+            internal_error="the judge failed; the operators have the details",
+            operator_log=[*OPERATOR_LOG[-19:], traceback.format_exc(limit=20)[-4000:]],
+        )
     finally:
         if judge is not None and hasattr(judge, "student"):
             judge.student.stop()

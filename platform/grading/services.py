@@ -1,6 +1,8 @@
 """Entry points for the web side: create a submission, queue an upload's validation."""
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -51,3 +53,16 @@ def submission_create(*, user: User, exercise: Exercise, code: str) -> Submissio
 def upload_validation_queue(upload: ExerciseUpload) -> None:
     """Validate ``upload`` in the sandbox on a worker, once its row is committed."""
     transaction.on_commit(lambda: validate_upload.delay(upload.id))
+
+
+def submission_requeue(submission_id: int, *, graded_before: datetime) -> bool:
+    """Send a finished submission back to be graded again (a regrade). False when it was
+    requeued since ``graded_before`` already, so a redelivered regrade job sends nothing twice."""
+    requeued = Submission.objects.filter(
+        id=submission_id,
+        status__in=[Submission.Status.GRADED, Submission.Status.FAILED],
+        finished_at__lt=graded_before,
+    ).update(status=Submission.Status.QUEUED, started_at=None)
+    if requeued:
+        transaction.on_commit(lambda: grade_submission.delay(submission_id))
+    return bool(requeued)
