@@ -13,10 +13,9 @@ import time
 
 import pytest
 
+from grader.contract import Kind
 from grader.harness.messages import HIDDEN, MESSAGES
-from grader.pipeline import grade
-from grader.spec import load_exercise
-from grader.verdict import Kind, Verdict
+from grader.host import Verdict, grade, load_exercise
 from tests.grader.factories import REPO, TOML, make_exercise
 from tests.sandbox.backends import sandbox  # noqa: F401
 
