@@ -38,6 +38,7 @@ class UidLease:
     """One uid of ``UID_RANGE``, held (flock) until ``release()`` or the process ends."""
 
     def __init__(self) -> None:
+        self._fd: int | None = None
         folder = _lock_dir()
         start = random.randrange(len(UID_RANGE))
         for step in range(len(UID_RANGE)):

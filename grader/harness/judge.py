@@ -40,7 +40,6 @@ import numpy as np
 from grader import contract
 from grader.contract import CheckRow, Kind, ResultDocument
 from grader.harness import api, messages, stats
-from grader.harness.wire import MAX_FRAME_BYTES
 from grader.harness.api import Case, CheckFailed, InProgram, ProgramError, ProgramStopped, Race
 from grader.harness.messages import Message
 from grader.harness.programs import (
@@ -57,6 +56,7 @@ from grader.harness.programs import (
     log_for_operators,
     privileged,
 )
+from grader.harness.wire import MAX_FRAME_BYTES
 
 FEEDBACK_BYTES = contract.FEEDBACK_BYTES
 WARMUP_CALLS = 2
