@@ -6,7 +6,7 @@ import pytest
 from grader.glossary import load_glossary
 from grader.host import SpecError, check_titles, load_exercise, visible_only
 
-EXERCISES = sorted((Path(__file__).resolve().parents[2] / "exercises" / "coding").iterdir())
+EXERCISES = sorted((Path(__file__).resolve().parents[3] / "exercises" / "coding").iterdir())
 
 
 @pytest.mark.parametrize("folder", EXERCISES, ids=lambda p: p.name)
