@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "submissions",
     "quizzes",
     "interviews",
+    "operations",
 ]
 
 MIDDLEWARE = [
@@ -125,6 +126,17 @@ EXERCISE_CACHE_DIR = VAR_DIR / "exercise-cache"
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 64 * 1024)
 # A RUNNING submission older than this is taken to be lost with its worker and is regraded.
 SUBMISSION_STALE_AFTER_S = env_int("SUBMISSION_STALE_AFTER_S", 15 * 60)
+
+# The cache holds login throttles and the operators' view of the workers: Redis where the
+# broker is Redis (every web process sees the same counts), else this process's memory.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CELERY_BROKER_URL,
+                "KEY_PREFIX": "graphdojo-cache"}
+    if CELERY_BROKER_URL.startswith("redis")
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+LOGIN_FAILURES_ALLOWED = env_int("LOGIN_FAILURES_ALLOWED", 5)
+LOGIN_THROTTLE_S = env_int("LOGIN_THROTTLE_S", 15 * 60)
 
 LOGGING = {
     "version": 1,
