@@ -1,3 +1,5 @@
+import uuid
+
 from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
@@ -9,6 +11,9 @@ class SubmissionForm(forms.Form):
         strip=False,
         error_messages={"required": _("Your submission is empty: write some code first.")},
     )
+    # A fresh key with every page: posting the same page twice stores one submission.
+    idempotency_key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64,
+                                      initial=lambda: uuid.uuid4().hex)
 
     def clean_code(self) -> str:
         code = self.cleaned_data["code"]

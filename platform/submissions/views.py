@@ -6,7 +6,7 @@ from catalog.selectors import exercises_published
 from submissions.forms import SubmissionForm
 from submissions.models import Submission
 from submissions.selectors import submissions_of
-from submissions.services import submission_create
+from submissions.services import SubmissionRefused, submission_create
 
 
 @login_required
@@ -14,16 +14,23 @@ from submissions.services import submission_create
 def submission_create_view(request, slug: str):
     exercise = get_object_or_404(exercises_published(), slug=slug)
     form = SubmissionForm(request.POST)
-    if not form.is_valid():
-        context = {
-            "exercise": exercise,
-            "version": exercise.current_version,
-            "form": form,
-            "submissions": submissions_of(request.user, exercise)[:10],
-        }
-        return render(request, "catalog/exercise_detail.html", context, status=400)
-    submission = submission_create(user=request.user, exercise=exercise, code=form.cleaned_data["code"])
-    return redirect("submissions:detail", pk=submission.pk)
+    status = 400
+    if form.is_valid():
+        try:
+            submission = submission_create(user=request.user, exercise=exercise, code=form.cleaned_data["code"],
+                                           idempotency_key=form.cleaned_data["idempotency_key"])
+        except SubmissionRefused as refused:
+            form.add_error(None, refused)
+            status = 429
+        else:
+            return redirect("submissions:detail", pk=submission.pk)
+    context = {
+        "exercise": exercise,
+        "version": exercise.current_version,
+        "form": form,
+        "submissions": submissions_of(request.user, exercise)[:10],
+    }
+    return render(request, "catalog/exercise_detail.html", context, status=status)
 
 
 def _own_submission(request, pk: int) -> Submission:

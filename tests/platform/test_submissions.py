@@ -4,7 +4,7 @@ from django.urls import reverse
 
 from sandbox import SandboxUnavailable
 from submissions.models import Submission
-from submissions.services import submission_claim, submission_grade
+from submissions.services import Claim, submission_claim, submission_grade
 from submissions.tasks import GradingRetry
 
 pytestmark = pytest.mark.django_db
@@ -45,8 +45,8 @@ def test_a_bad_form_gets_a_clear_error_and_stores_nothing(student_client, exerci
 
 def test_claiming_is_idempotent(exercise, make_user):
     submission = Submission.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x")
-    assert submission_claim(submission.id) is True
-    assert submission_claim(submission.id) is False  # a redelivered task finds it taken
+    assert submission_claim(submission.id) == (Claim.TAKEN, 1)
+    assert submission_claim(submission.id) == (Claim.BUSY, 1)  # a redelivered task finds it taken
     submission.refresh_from_db()
     assert (submission.status, submission.attempts) == (Submission.Status.RUNNING, 1)
 
@@ -93,7 +93,7 @@ def test_an_unavailable_sandbox_puts_the_submission_back_for_a_retry(exercise, m
         submission_grade(submission_id=submission.id, final_attempt=False)
     submission.refresh_from_db()
     assert (submission.status, submission.verdict, submission.result) == (Submission.Status.QUEUED, "", None)
-    assert submission_claim(submission.id)  # the retry can take it again
+    assert submission_claim(submission.id)[0] is Claim.TAKEN  # the retry can take it again
 
 
 def test_a_platform_fault_is_retried_and_never_charged_to_the_student(exercise, make_user, settings):
