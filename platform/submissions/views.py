@@ -5,7 +5,7 @@ from django.views.decorators.http import require_POST
 from catalog.selectors import exercises_published
 from submissions.forms import SubmissionForm
 from submissions.models import Submission
-from submissions.selectors import submissions_of
+from submissions.selectors import submissions_of, waiting_for_a_missing_worker
 from submissions.services import SubmissionRefused, submission_create
 
 
@@ -41,10 +41,15 @@ def _own_submission(request, pk: int) -> Submission:
 
 @login_required
 def submission_detail(request, pk: int):
-    return render(request, "submissions/detail.html", {"submission": _own_submission(request, pk)})
+    return render(request, "submissions/detail.html", _status_context(_own_submission(request, pk)))
 
 
 @login_required
 def submission_status(request, pk: int):
     """The live part of the page; htmx polls it until the submission is finished."""
-    return render(request, "submissions/_status.html", {"submission": _own_submission(request, pk)})
+    return render(request, "submissions/_status.html", _status_context(_own_submission(request, pk)))
+
+
+def _status_context(submission: Submission) -> dict:
+    return {"submission": submission, "no_worker": waiting_for_a_missing_worker(submission),
+            "needs_gpu": submission.exercise_version.needs_gpu}
