@@ -52,7 +52,7 @@ class RedisServer:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", self.host, "--save", "", "--appendonly", "no",
+            ["redis-server", "--port", str(self.port), "--bind", self.host, "--save", "", "--appendonly", "no", "--protected-mode", "no",
              "--dir", str(self.workdir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(self._answers, 10, "redis-server")
 
