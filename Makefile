@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/graphdojo
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: venv run sandbox-tools test bench image clean
+.PHONY: venv run sandbox-tools test check bench image clean
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -29,6 +29,14 @@ run: venv sandbox-tools
 test: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
 		$(PY) -m pytest $(PYTEST_ARGS)
+
+# Types and lint (configured in pyproject.toml); .ci/run runs it before the tests.
+# Each source root is added here with its settings there (grader/ and sandbox/ are strict).
+LINTED := platform tests/platform
+TYPED := platform
+check: venv
+	$(PY) -m ruff check $(LINTED)
+	$(PY) -m mypy $(TYPED)
 
 # The embedded sandbox is bubblewrap; install it when we can (root with apt), else say so.
 sandbox-tools:

@@ -6,6 +6,6 @@ from accounts.models import User
 
 @admin.register(User)
 class GraphDojoUserAdmin(UserAdmin):
-    fieldsets = UserAdmin.fieldsets + (("GraphDojo", {"fields": ("role",)}),)
+    fieldsets = (*(UserAdmin.fieldsets or ()), ("GraphDojo", {"fields": ("role",)}))
     list_display = ("username", "email", "role", "is_staff")
     list_filter = ("role", "is_staff")

@@ -13,3 +13,8 @@ class User(AbstractUser):
     @property
     def is_instructor(self) -> bool:
         return self.role == self.Role.INSTRUCTOR
+
+    @property
+    def can_author(self) -> bool:
+        """Who may upload and publish exercises: instructors, and superusers."""
+        return self.is_instructor or self.is_superuser

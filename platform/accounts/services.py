@@ -8,7 +8,7 @@ DEMO_ACCOUNTS = (
     ("student", "graphdojo-student", User.Role.STUDENT),
 )
 # What an instructor manages in the admin: content and their class's work, not accounts.
-INSTRUCTOR_APPS = ("catalog", "quizzes", "interviews", "submissions")
+INSTRUCTOR_APPS = ("catalog", "quizzes", "interviews", "grading")
 
 
 def instructors_group() -> Group:
@@ -31,7 +31,7 @@ def user_set_role(user: User, role: str) -> None:
 
 def demo_accounts_ensure() -> list[tuple[str, str, str]]:
     """Create (or reset) the demo instructor and student; returns (username, password, role)."""
-    created = []
+    created: list[tuple[str, str, str]] = []
     for username, password, role in DEMO_ACCOUNTS:
         user, _ = User.objects.get_or_create(username=username)
         user.set_password(password)

@@ -1,7 +1,8 @@
 """The catalog mirrors exercises/ in the database. Each distinct content of an exercise is
 an immutable ExerciseVersion, so a submission is always graded against what its author saw."""
 from django.db import models
-from django.utils.translation import get_language
+
+from catalog.languages import chinese
 
 
 class Exercise(models.Model):
@@ -52,8 +53,7 @@ class ExerciseVersion(models.Model):
         return f"{self.exercise.slug} v{self.number}"
 
     def _localized(self, field: str) -> str:
-        chinese = (get_language() or "en").lower().startswith("zh")
-        return getattr(self, f"{field}_zh" if chinese else f"{field}_en")
+        return getattr(self, f"{field}_zh" if chinese() else f"{field}_en")
 
     @property
     def title(self) -> str:
@@ -87,7 +87,9 @@ class ExerciseUpload(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     error = models.TextField(blank=True, help_text="why the folder itself is invalid")
     report = models.JSONField(null=True, blank=True, help_text="grader.content.ExerciseReport.to_dict()")
-    published_version = models.ForeignKey(ExerciseVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    published_version = models.ForeignKey(
+        ExerciseVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
 

@@ -1,19 +1,16 @@
-"""Loading exercises/ into the catalog, and rebuilding an exercise folder for grading."""
+"""Loading exercises/ into the catalog; an upload's files as an exercise folder."""
 from __future__ import annotations
 
 import dataclasses
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
 
-from catalog.models import Exercise, ExerciseVersion
-from grader.spec import ExerciseSpec, SpecError, load_exercise
-
-SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
+from catalog.models import Exercise, ExerciseUpload, ExerciseVersion
+from grader.content import exercise_folders
+from grader.host import ExerciseSpec, SpecError, load_exercise, write_exercise_folder
+from grader.spec import SKIPPED_NAMES
 
 
 @dataclasses.dataclass
@@ -72,11 +69,9 @@ def exercise_version_ensure(spec: ExerciseSpec, files: dict[str, str]) -> tuple[
 
 def content_sync(content_dir: Path | None = None) -> SyncReport:
     """Mirror exercises/coding/ into the catalog. Idempotent; a broken folder changes nothing."""
-    coding_dir = Path(content_dir or settings.CONTENT_DIR) / "coding"
     report = SyncReport()
-    seen_uids = set()
-    folders = sorted(p for p in coding_dir.iterdir() if p.is_dir()) if coding_dir.is_dir() else []
-    for folder in folders:
+    seen_uids: set[str] = set()
+    for folder in exercise_folders(Path(content_dir or settings.CONTENT_DIR)):  # not publishing's .staging-*
         try:
             spec = load_exercise(folder)
             files = exercise_folder_files(folder)
@@ -97,25 +92,6 @@ def content_sync(content_dir: Path | None = None) -> SyncReport:
     return report
 
 
-def exercise_version_folder(version: ExerciseVersion) -> Path:
-    """The exercise folder of ``version`` on local disk, rebuilt from the database once."""
-    folder = Path(settings.EXERCISE_CACHE_DIR) / version.digest
-    if folder.is_dir():
-        return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=folder.parent))
-    for relative, text in version.files.items():
-        target = (staging / relative).resolve()
-        if not target.is_relative_to(staging.resolve()):
-            raise ValueError(f"{version}: file path {relative!r} leaves the exercise folder")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    try:
-        os.rename(staging, folder)  # atomic: a concurrent worker sees all of it or none
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)  # another worker won the race
-    return folder
-
-
-def exercise_version_spec(version: ExerciseVersion) -> ExerciseSpec:
-    return load_exercise(exercise_version_folder(version))
+def upload_folder(upload: ExerciseUpload, parent: Path) -> Path:
+    """The upload's files as an exercise folder named after its slug, under ``parent``."""
+    return write_exercise_folder(upload.files, Path(parent) / upload.slug)

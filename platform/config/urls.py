@@ -9,9 +9,9 @@ urlpatterns = [
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("submissions/", include("submissions.urls")),
     path("quizzes/", include("quizzes.urls")),
     path("interviews/", include("interviews.urls")),
+    path("authoring/", include("authoring.urls")),
     path("", include("operations.urls")),
-    path("", include("catalog.urls")),
+    path("", include("submissions.urls")),
 ]

@@ -6,10 +6,10 @@ deadline and the current section's.
 """
 from django.conf import settings
 from django.db import models
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.models import chinese, localized
+from catalog.languages import chinese, localized
+from quizzes.models import AnsweredItem, Attempt
 
 
 class InterviewTemplate(models.Model):
@@ -43,33 +43,17 @@ class InterviewTemplate(models.Model):
         return self.spec["sections"]
 
 
-class InterviewAttempt(models.Model):
-    class Status(models.TextChoices):
-        OPEN = "open", _("In progress")
-        FINISHED = "finished", _("Finished")
-        EXPIRED = "expired", _("Time ran out")
-
+class InterviewAttempt(Attempt):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="interview_attempts")
     template = models.ForeignKey(InterviewTemplate, on_delete=models.PROTECT, related_name="attempts")
     spec = models.JSONField(help_text="The template as it was when the attempt started")
-    seed = models.BigIntegerField()
-    started_at = models.DateTimeField(default=timezone.now)
     deadline = models.DateTimeField()
     current = models.PositiveSmallIntegerField(default=1, help_text="Position of the item on screen")
     section = models.PositiveSmallIntegerField(default=0)
     section_deadline = models.DateTimeField()
-    finished_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
-
-    class Meta:
-        ordering = ["-started_at", "-id"]
 
     def __str__(self) -> str:
         return f"interview #{self.pk} ({self.template_id}) by {self.user}"
-
-    @property
-    def is_open(self) -> bool:
-        return self.status == self.Status.OPEN
 
     @property
     def current_section(self) -> dict:
@@ -80,27 +64,22 @@ class InterviewAttempt(models.Model):
         return localized(self.current_section["title"])
 
 
-class InterviewItem(models.Model):
+class InterviewItem(AnsweredItem):
     class Kind(models.TextChoices):
         QUESTION = "question", _("Question")
         CODING = "coding", _("Coding exercise")
 
     attempt = models.ForeignKey(InterviewAttempt, on_delete=models.CASCADE, related_name="items")
-    position = models.PositiveSmallIntegerField()
     section = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=10, choices=Kind.choices)
     question = models.ForeignKey("quizzes.Question", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     exercise = models.ForeignKey("catalog.Exercise", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     snapshot = models.JSONField(default=dict, blank=True, help_text="Questions: grader.quizzes.instantiate()")
-    response = models.JSONField(null=True, blank=True)
-    correct = models.BooleanField(null=True, blank=True)
-    submission = models.ForeignKey("submissions.Submission", null=True, blank=True, on_delete=models.SET_NULL,
+    submission = models.ForeignKey("grading.Submission", null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     max_points = models.FloatField(default=1)
-    answered_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["attempt", "position"]
+    class Meta(AnsweredItem.Meta):
         constraints = [models.UniqueConstraint(fields=["attempt", "position"], name="unique_interview_position")]
 
     def __str__(self) -> str:

@@ -6,8 +6,9 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
+from accounts.models import User
+from catalog.languages import localized
 from interviews.models import InterviewAttempt, InterviewItem, InterviewTemplate
-from quizzes.models import localized
 from quizzes.selectors import item_feedback, question_view, topics_by_uid
 
 CODING = "coding"
@@ -18,7 +19,7 @@ def templates_published() -> QuerySet[InterviewTemplate]:
     return InterviewTemplate.objects.filter(retired=False)
 
 
-def attempts_of(user) -> QuerySet[InterviewAttempt]:
+def attempts_of(user: User) -> QuerySet[InterviewAttempt]:
     return InterviewAttempt.objects.filter(user=user).select_related("template")
 
 
@@ -77,7 +78,7 @@ def scorecard(attempt: InterviewAttempt) -> dict[str, Any]:
         InterviewAttempt.objects.filter(user=attempt.user, template=attempt.template, started_at__lt=attempt.started_at)
         .exclude(status=InterviewAttempt.Status.OPEN).order_by("-started_at")[:5])
     history = [topic_percentages(a) for a in earlier]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for uid, (got, most) in sorted(now.items(), key=lambda kv: (kv[0] == CODING, kv[0])):
         percent = _percent(got, most)
         before = [_percent(*h[uid]) for h in history if uid in h]
@@ -98,7 +99,7 @@ def scorecard(attempt: InterviewAttempt) -> dict[str, Any]:
                             "feedback": item_feedback(item.snapshot, item.response, item.correct)})
         else:
             answers.append({"kind": "coding", "position": item.position, "item": item,
-                            "title": item.exercise.current_version.title if item.exercise.current_version else ""})
+                            "title": _exercise_title(item)})
     got = sum(r["points"] for r in rows)
     most = sum(r["max_points"] for r in rows)
     return {
@@ -108,6 +109,11 @@ def scorecard(attempt: InterviewAttempt) -> dict[str, Any]:
         "answers": answers,
         "earlier_count": len(earlier),
     }
+
+
+def _exercise_title(item: InterviewItem) -> str:
+    version = item.exercise.current_version if item.exercise else None
+    return version.title if version else ""
 
 
 def attempt_summary(attempt: InterviewAttempt) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -15,8 +15,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import User
 from catalog.selectors import exercises_published
 from grader import quizzes as qz
+from grading.services import submission_create
 from interviews.models import InterviewAttempt, InterviewItem, InterviewTemplate
 from quizzes.models import Question
 from quizzes.services import answer_record, question_model, review_record
@@ -64,7 +66,7 @@ def interview_templates_sync(content_dir: Path | None = None, content: qz.Conten
 
 
 @transaction.atomic
-def interview_start(*, user, template: InterviewTemplate) -> InterviewAttempt:
+def interview_start(*, user: User, template: InterviewTemplate) -> InterviewAttempt:
     """Plan the whole interview from a fresh seed and start the first section's clock."""
     questions = {q.uid: q for q in Question.objects.filter(retired=False)}
     seed = secrets.randbits(48)
@@ -99,7 +101,7 @@ def interview_start(*, user, template: InterviewTemplate) -> InterviewAttempt:
     return attempt
 
 
-def _lock(user, attempt_id: int) -> InterviewAttempt:
+def _lock(user: User, attempt_id: int) -> InterviewAttempt:
     """The attempt, locked and brought up to date with both clocks (DoesNotExist for others')."""
     attempt = InterviewAttempt.objects.select_for_update().get(pk=attempt_id, user=user)
     _catch_up(attempt)
@@ -122,7 +124,7 @@ def _catch_up(attempt: InterviewAttempt) -> None:
             attempt.save(update_fields=["current", "section", "section_deadline"])
 
 
-def _enter(attempt: InterviewAttempt, item: InterviewItem, now) -> None:
+def _enter(attempt: InterviewAttempt, item: InterviewItem, now: datetime) -> None:
     if item.section != attempt.section:
         limit = attempt.spec["sections"][item.section]["time_limit_s"]
         attempt.section = item.section
@@ -144,11 +146,11 @@ def _close(attempt: InterviewAttempt, status: str) -> None:
     attempt.finished_at = timezone.now()
     attempt.save(update_fields=["status", "finished_at"])
     asked = attempt.items.filter(kind="question").select_related("question")
-    review_record(user=attempt.user, results=[(item.question, bool(item.correct)) for item in asked])
+    review_record(user=attempt.user, results=[(item.question, bool(item.correct)) for item in asked if item.question])
 
 
 @transaction.atomic
-def interview_refresh(*, user, attempt_id: int) -> InterviewAttempt:
+def interview_refresh(*, user: User, attempt_id: int) -> InterviewAttempt:
     """Apply the clocks before showing the attempt: skip an expired section, close a late interview."""
     return _lock(user, attempt_id)
 
@@ -162,7 +164,9 @@ def _current_item(attempt: InterviewAttempt, position: int, kind: str) -> Interv
     return item
 
 
-def interview_answer(*, user, attempt_id: int, position: int, fields: Mapping[str, Sequence[str]]) -> InterviewItem:
+def interview_answer(
+    *, user: User, attempt_id: int, position: int, fields: Mapping[str, Sequence[str]]
+) -> InterviewItem:
     """Answer the question on screen (a blank form skips it) and move on."""
     with transaction.atomic():
         attempt = _lock(user, attempt_id)
@@ -173,20 +177,16 @@ def interview_answer(*, user, attempt_id: int, position: int, fields: Mapping[st
     raise InterviewClosed(attempt)  # outside the transaction: the closing stays
 
 
-def interview_submit_code(*, user, attempt_id: int, position: int, code: str, skip: bool = False) -> InterviewItem:
+def interview_submit_code(
+    *, user: User, attempt_id: int, position: int, code: str, skip: bool = False
+) -> InterviewItem:
     """Send the coding exercise to the normal grading pipeline (or skip it) and move on."""
-    from submissions.services import submission_create  # grading pulls in the pipeline: load late
-
     with transaction.atomic():
         attempt = _lock(user, attempt_id)
         if attempt.is_open:
             item = _current_item(attempt, position, "coding")
             if not skip:
-                if not code.strip():
-                    raise ValidationError(_("Your submission is empty."))
-                if len(code.encode()) > settings.SUBMISSION_MAX_BYTES:
-                    raise ValidationError(_("Your code is larger than %(n)s bytes."),
-                                          params={"n": settings.SUBMISSION_MAX_BYTES})
+                assert item.exercise is not None, "a coding item is planned with its exercise"
                 item.submission = submission_create(user=user, exercise=item.exercise, code=code)
                 item.answered_at = timezone.now()
                 item.save(update_fields=["submission", "answered_at"])
@@ -196,7 +196,7 @@ def interview_submit_code(*, user, attempt_id: int, position: int, code: str, sk
 
 
 @transaction.atomic
-def interview_back(*, user, attempt_id: int) -> InterviewAttempt:
+def interview_back(*, user: User, attempt_id: int) -> InterviewAttempt:
     """Go back one item, only where the section allows it and never into a closed section."""
     attempt = _lock(user, attempt_id)
     if not attempt.is_open:
@@ -212,7 +212,7 @@ def interview_back(*, user, attempt_id: int) -> InterviewAttempt:
 
 
 @transaction.atomic
-def interview_finish(*, user, attempt_id: int) -> InterviewAttempt:
+def interview_finish(*, user: User, attempt_id: int) -> InterviewAttempt:
     """End the interview now; what was not answered scores nothing."""
     attempt = _lock(user, attempt_id)
     if attempt.is_open:

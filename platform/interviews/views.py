@@ -1,3 +1,5 @@
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -6,6 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from accounts.http import AuthenticatedHttpRequest
 from interviews import selectors
 from interviews.models import InterviewAttempt, InterviewItem
 from interviews.services import (
@@ -21,7 +24,7 @@ from interviews.services import (
 
 
 @login_required
-def interview_home(request):
+def interview_home(request: AuthenticatedHttpRequest) -> HttpResponse:
     history = [selectors.attempt_summary(a) for a in selectors.attempts_of(request.user)[:30]]
     return render(request, "interviews/home.html",
                   {"templates": selectors.templates_published(), "history": history})
@@ -29,7 +32,7 @@ def interview_home(request):
 
 @login_required
 @require_POST
-def interview_start_view(request, uid: str):
+def interview_start_view(request: AuthenticatedHttpRequest, uid: str) -> HttpResponse:
     template = get_object_or_404(selectors.templates_published(), uid=uid)
     try:
         attempt = interview_start(user=request.user, template=template)
@@ -40,7 +43,7 @@ def interview_start_view(request, uid: str):
 
 
 @login_required
-def interview_attempt(request, pk: int, error: str = "", status: int = 200):
+def interview_attempt(request: AuthenticatedHttpRequest, pk: int, error: str = "", status: int = 200) -> HttpResponse:
     try:
         attempt = interview_refresh(user=request.user, attempt_id=pk)
     except InterviewAttempt.DoesNotExist:
@@ -53,21 +56,21 @@ def interview_attempt(request, pk: int, error: str = "", status: int = 200):
     return render(request, "interviews/scorecard.html", context, status=status)
 
 
-def _refused(request, pk: int, exc: Exception):
+def _refused(request: AuthenticatedHttpRequest, pk: int, exc: Exception) -> HttpResponse:
     """Answers to a closed interview or to an item no longer on screen: 409 and the page as it is."""
     if isinstance(exc, InterviewClosed):
         return interview_attempt(request, pk, error="closed", status=409)
     return interview_attempt(request, pk, error="not-current", status=409)
 
 
-def _position(request) -> int:
+def _position(request: AuthenticatedHttpRequest) -> int:
     try:
         return int(request.POST.get("position", ""))
     except ValueError:
         raise Http404 from None
 
 
-def _act_on_item(request, pk: int, action) -> HttpResponse:
+def _act_on_item(request: AuthenticatedHttpRequest, pk: int, action: Callable[[], object]) -> HttpResponse:
     """Run ``action`` on the current item; refusals and form errors go back to the attempt page."""
     try:
         action()
@@ -82,14 +85,14 @@ def _act_on_item(request, pk: int, action) -> HttpResponse:
 
 @login_required
 @require_POST
-def interview_answer_view(request, pk: int):
+def interview_answer_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     return _act_on_item(request, pk, lambda: interview_answer(
         user=request.user, attempt_id=pk, position=_position(request), fields=dict(request.POST.lists())))
 
 
 @login_required
 @require_POST
-def interview_code_view(request, pk: int):
+def interview_code_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     return _act_on_item(request, pk, lambda: interview_submit_code(
         user=request.user, attempt_id=pk, position=_position(request),
         code=request.POST.get("code", ""), skip="skip" in request.POST))
@@ -97,7 +100,7 @@ def interview_code_view(request, pk: int):
 
 @login_required
 @require_POST
-def interview_back_view(request, pk: int):
+def interview_back_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     try:
         interview_back(user=request.user, attempt_id=pk)
     except InterviewAttempt.DoesNotExist:
@@ -111,7 +114,7 @@ def interview_back_view(request, pk: int):
 
 @login_required
 @require_POST
-def interview_finish_view(request, pk: int):
+def interview_finish_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     try:
         interview_finish(user=request.user, attempt_id=pk)
     except InterviewAttempt.DoesNotExist:

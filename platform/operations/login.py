@@ -23,7 +23,8 @@ class ThrottledLoginView(LoginView):
         if cache.get(key, 0) >= settings.LOGIN_FAILURES_ALLOWED:
             form = self.get_form()
             minutes = max(1, settings.LOGIN_THROTTLE_S // 60)
-            message = _("Too many failed logins for this name. Try again in %(minutes)s minutes.") % {"minutes": minutes}
+            message = _("Too many failed logins for this name. Try again in %(minutes)s minutes.") % {
+                "minutes": minutes}
             return self.render_to_response(self.get_context_data(form=form, throttled=message), status=429)
         response = super().post(request, *args, **kwargs)
         if response.status_code == 200:  # the form came back: wrong name or password

@@ -5,13 +5,15 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
+from celery import current_app as app
 from django.conf import settings
 from django.utils import timezone
 
-from submissions.dispatch import CPU_QUEUE, GPU_QUEUE
-from submissions.models import Submission
-from submissions.selectors import grading_workers_online
+from grading.dispatch import CPU_QUEUE, GPU_QUEUE
+from grading.models import Submission
+from grading.selectors import grading_workers_online
 
 
 @dataclass
@@ -37,12 +39,10 @@ def percentile(values: list[float], q: float) -> float | None:
 
 
 def queue_lengths() -> dict[str, int | None]:
-    from config.celery import app
-
     lengths: dict[str, int | None] = {CPU_QUEUE: None, GPU_QUEUE: None}
     try:
         with app.connection_for_read() as connection:
-            channel = connection.default_channel
+            channel: Any = connection.default_channel  # a kombu virtual channel
             for queue in lengths:
                 if connection.transport.driver_type == "redis":  # an empty queue is no key at all
                     lengths[queue] = channel.client.llen(queue)
@@ -61,9 +61,10 @@ def grading_snapshot() -> GradingSnapshot:
         queue: sorted(name for name, queues in online.items() if queue in queues) for queue in (CPU_QUEUE, GPU_QUEUE)
     }
     recent = list(rows.filter(finished_at__gte=now - timedelta(hours=1)).values_list("created_at", "finished_at"))
-    waits = [(finished - created).total_seconds() for created, finished in recent]
+    waits = [(finished - created).total_seconds() for created, finished in recent if finished]
     failed = rows.filter(status=Submission.Status.FAILED, finished_at__gte=now - timedelta(days=1))
-    causes = Counter((result or {}).get("cause", "internal error") for result in failed.values_list("result", flat=True))
+    causes = Counter((result or {}).get("cause", "internal error")
+                     for result in failed.values_list("result", flat=True))
     return GradingSnapshot(
         queue_lengths=queue_lengths(),
         workers=workers,

@@ -1,9 +1,16 @@
+from collections.abc import Iterable
+from typing import Any
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from grader.quizzes import DIFFICULTIES
+from quizzes.models import Topic
 from quizzes.services import MAX_QUIZ_QUESTIONS
 
-DIFFICULTY_CHOICES = [("", _("Any difficulty")), ("easy", _("Easy")), ("medium", _("Medium")), ("hard", _("Hard"))]
+# The difficulties are the grader's; a new one without a label here fails at import, loudly.
+DIFFICULTY_LABELS = {"easy": _("Easy"), "medium": _("Medium"), "hard": _("Hard")}
+DIFFICULTY_CHOICES = [("", _("Any difficulty"))] + [(level, DIFFICULTY_LABELS[level]) for level in DIFFICULTIES]
 TIMER_CHOICES = [("", _("No time limit")), ("5", _("5 minutes")), ("10", _("10 minutes")),
                  ("15", _("15 minutes")), ("30", _("30 minutes"))]
 
@@ -14,9 +21,11 @@ class CustomQuizForm(forms.Form):
     count = forms.IntegerField(label=_("Questions"), min_value=1, max_value=MAX_QUIZ_QUESTIONS, initial=10)
     minutes = forms.ChoiceField(label=_("Timer"), choices=TIMER_CHOICES, required=False)
 
-    def __init__(self, *args, topics=(), **kwargs):
+    def __init__(self, *args: Any, topics: Iterable[Topic] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["topic"].choices = [("", _("All topics"))] + [(t.uid, t.name) for t in topics]
+        topic = self.fields["topic"]
+        assert isinstance(topic, forms.ChoiceField)
+        topic.choices = [("", _("All topics"))] + [(t.uid, t.name) for t in topics]
 
     @property
     def time_limit_s(self) -> int | None:

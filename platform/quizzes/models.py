@@ -3,23 +3,19 @@
 An attempt keeps a snapshot of every question as it was drawn (parameters, choice order and
 the answer key), so later edits to a bank never change an attempt already taken.
 """
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-
-def chinese() -> bool:
-    return (get_language() or "en").lower().startswith("zh")
-
-
-def localized(text: dict) -> str:
-    """A bilingual {"en", "zh-hans"} text in the active language."""
-    return text.get("zh-hans" if chinese() else "en") or text.get("en", "")
+from catalog.languages import chinese
 
 
 class Topic(models.Model):
+    question_count: int  # not a column: quizzes.selectors.topics_with_counts sets it for the pages
+
     uid = models.SlugField(max_length=80, unique=True)
     name_en = models.CharField(max_length=200)
     name_zh = models.CharField(max_length=200)
@@ -88,55 +84,74 @@ class Question(models.Model):
         return self.uid
 
 
-class QuizAttempt(models.Model):
-    class Kind(models.TextChoices):
-        BANK = "bank", _("Fixed quiz")
-        CUSTOM = "custom", _("Practice by topic")
-        REVIEW = "review", _("Review of missed questions")
+class Attempt(models.Model):
+    """What a quiz attempt and a mock interview share: questions drawn from a seed, a clock,
+    and a status that goes from open to finished or expired, never back."""
 
     class Status(models.TextChoices):
         OPEN = "open", _("In progress")
         FINISHED = "finished", _("Finished")
         EXPIRED = "expired", _("Time ran out")
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quiz_attempts")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    bank = models.ForeignKey(Bank, null=True, blank=True, on_delete=models.PROTECT, related_name="attempts")
-    filters = models.JSONField(default=dict, blank=True, help_text="Topic and difficulty of a custom quiz")
     seed = models.BigIntegerField()
     started_at = models.DateTimeField(default=timezone.now)
-    deadline = models.DateTimeField(null=True, blank=True, help_text="Held here; the page only shows it")
     finished_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
-    score = models.FloatField(null=True, blank=True)
-    max_score = models.FloatField(default=0)
 
     class Meta:
+        abstract = True
         ordering = ["-started_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"quiz #{self.pk} by {self.user}"
 
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+
+class AnsweredItem(models.Model):
+    """One question of an attempt (a quiz's or an interview's): its place, the question as it
+    was drawn, and the answer given; quizzes.services.answer_record marks it."""
+
+    position = models.PositiveSmallIntegerField()
+    snapshot: Any  # a JSONField each kind declares: a quiz item always has one, an interview's coding item none
+    response = models.JSONField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    correct = models.BooleanField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["attempt", "position"]
+
+
+class QuizAttempt(Attempt):
+    title: str  # not a column: the quiz home page sets it (quizzes.selectors.attempt_title)
+
+    class Kind(models.TextChoices):
+        BANK = "bank", _("Fixed quiz")
+        CUSTOM = "custom", _("Practice by topic")
+        REVIEW = "review", _("Review of missed questions")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quiz_attempts")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    bank = models.ForeignKey(Bank, null=True, blank=True, on_delete=models.PROTECT, related_name="attempts")
+    filters = models.JSONField(default=dict, blank=True, help_text="Topic and difficulty of a custom quiz")
+    deadline = models.DateTimeField(null=True, blank=True, help_text="Held here; the page only shows it")
+    score = models.FloatField(null=True, blank=True)
+    max_score = models.FloatField(default=0)
+
+    def __str__(self) -> str:
+        return f"quiz #{self.pk} by {self.user}"
 
     @property
     def percent(self) -> int | None:
         return None if self.score is None or not self.max_score else round(100 * self.score / self.max_score)
 
 
-class AttemptItem(models.Model):
+class AttemptItem(AnsweredItem):
     attempt = models.ForeignKey(QuizAttempt, on_delete=models.CASCADE, related_name="items")
-    position = models.PositiveSmallIntegerField()
     question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="+")
     snapshot = models.JSONField(help_text="grader.quizzes.instantiate(): text, choices and the answer key")
-    response = models.JSONField(null=True, blank=True)
-    answered_at = models.DateTimeField(null=True, blank=True)
-    correct = models.BooleanField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["attempt", "position"]
+    class Meta(AnsweredItem.Meta):
         constraints = [models.UniqueConstraint(fields=["attempt", "position"], name="unique_item_position")]
 
     def __str__(self) -> str:

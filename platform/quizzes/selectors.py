@@ -8,8 +8,10 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import User
+from catalog.languages import language_key, localized
 from grader import quizzes as qz
-from quizzes.models import AttemptItem, Bank, Question, QuizAttempt, ReviewState, Topic, chinese, localized
+from quizzes.models import Bank, Question, QuizAttempt, ReviewState, Topic
 
 
 def banks_published() -> QuerySet[Bank]:
@@ -29,11 +31,11 @@ def topics_by_uid() -> dict[str, Topic]:
     return {t.uid: t for t in Topic.objects.all()}
 
 
-def attempts_of(user) -> QuerySet[QuizAttempt]:
+def attempts_of(user: User) -> QuerySet[QuizAttempt]:
     return QuizAttempt.objects.filter(user=user).select_related("bank")
 
 
-def review_due_count(user) -> int:
+def review_due_count(user: User) -> int:
     return ReviewState.objects.filter(user=user, due_at__lte=timezone.now(), question__retired=False).count()
 
 
@@ -73,7 +75,7 @@ def question_view(snapshot: dict[str, Any], response: Any) -> dict[str, Any]:
 
 def item_feedback(snapshot: dict[str, Any], response: Any, correct: bool | None) -> dict[str, Any]:
     """A finished item: the question, what the student said, the right answer and why."""
-    lang = "zh-hans" if chinese() else "en"
+    lang = language_key()
     yes, no = _("True"), _("False")
     key = snapshot["key"]["answer"]
     view = question_view(snapshot, response)
@@ -117,7 +119,3 @@ def attempt_questions(attempt: QuizAttempt) -> list[dict[str, Any]]:
     """The questions of an open attempt with the answers saved so far."""
     return [{"position": item.position, "question": question_view(item.snapshot, item.response)}
             for item in attempt.items.all()]
-
-
-def items_of(attempt: QuizAttempt) -> QuerySet[AttemptItem]:
-    return attempt.items.all()

@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -15,8 +16,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import User
 from grader import quizzes as qz
-from quizzes.models import AttemptItem, Bank, Question, QuizAttempt, ReviewState, Topic
+from quizzes.models import AnsweredItem, AttemptItem, Bank, Question, QuizAttempt, ReviewState, Topic
 
 # Leitner intervals: days until a question in box n (after a right answer) is due again.
 REVIEW_INTERVALS_DAYS = {2: 1, 3: 3, 4: 7, 5: 21}
@@ -84,8 +86,8 @@ def quiz_content_sync(content_dir: Path | None = None) -> QuizSyncReport:
     broken = set(report.errors)
     kept = Bank.objects.filter(source__in=broken)
     seen.update(Question.objects.filter(bank__in=kept).values_list("uid", flat=True))
-    for question in Question.objects.filter(retired=False).exclude(uid__in=seen):
-        report.retired.append(question.uid)
+    for stale in Question.objects.filter(retired=False).exclude(uid__in=seen):
+        report.retired.append(stale.uid)
     Question.objects.filter(uid__in=report.retired).update(retired=True)
     Bank.objects.exclude(uid__in=[b.id for b in content.banks]).exclude(source__in=broken).update(retired=True)
     return report
@@ -97,7 +99,7 @@ def question_model(question: Question) -> qz.Question:
 
 # --- attempts ----------------------------------------------------------------------------
 
-def _attempt_create(*, user, kind: str, questions: Sequence[Question], time_limit_s: int | None,
+def _attempt_create(*, user: User, kind: str, questions: Sequence[Question], time_limit_s: int | None,
                     bank: Bank | None = None, filters: Mapping | None = None) -> QuizAttempt:
     if not questions:
         raise ValidationError(_("No question matches that choice."))
@@ -114,7 +116,7 @@ def _attempt_create(*, user, kind: str, questions: Sequence[Question], time_limi
 
 
 @transaction.atomic
-def quiz_start_bank(*, user, bank: Bank, timed: bool) -> QuizAttempt:
+def quiz_start_bank(*, user: User, bank: Bank, timed: bool) -> QuizAttempt:
     """Every question of a bank, in file order; timed with the bank's limit when asked."""
     by_uid = {q.uid: q for q in Question.objects.filter(bank=bank, retired=False)}
     questions = [by_uid[uid] for uid in bank.question_uids if uid in by_uid]
@@ -124,7 +126,7 @@ def quiz_start_bank(*, user, bank: Bank, timed: bool) -> QuizAttempt:
 
 
 @transaction.atomic
-def quiz_start_custom(*, user, topic: str = "", difficulty: str = "", count: int = 10,
+def quiz_start_custom(*, user: User, topic: str = "", difficulty: str = "", count: int = 10,
                       time_limit_s: int | None = None) -> QuizAttempt:
     """A quiz drawn at random from the questions of a topic and difficulty (either may be blank)."""
     if not 1 <= count <= MAX_QUIZ_QUESTIONS:
@@ -142,7 +144,7 @@ def quiz_start_custom(*, user, topic: str = "", difficulty: str = "", count: int
 
 
 @transaction.atomic
-def quiz_start_review(*, user, count: int = 10) -> QuizAttempt:
+def quiz_start_review(*, user: User, count: int = 10) -> QuizAttempt:
     """The questions this student missed that are due again, most overdue first."""
     due = (ReviewState.objects.filter(user=user, due_at__lte=timezone.now(), question__retired=False)
            .select_related("question").order_by("due_at", "id")[:count])
@@ -152,7 +154,7 @@ def quiz_start_review(*, user, count: int = 10) -> QuizAttempt:
     return _attempt_create(user=user, kind=QuizAttempt.Kind.REVIEW, questions=questions, time_limit_s=None)
 
 
-def _lock_own_attempt(user, attempt_id: int) -> QuizAttempt:
+def _lock_own_attempt(user: User, attempt_id: int) -> QuizAttempt:
     """The attempt, locked (DoesNotExist for someone else's), closed first if its time ran out."""
     attempt = QuizAttempt.objects.select_for_update().get(pk=attempt_id, user=user)
     if attempt.is_open and attempt.deadline and timezone.now() > attempt.deadline:
@@ -160,7 +162,10 @@ def _lock_own_attempt(user, attempt_id: int) -> QuizAttempt:
     return attempt
 
 
-def answer_record(item, fields: Mapping[str, Sequence[str]]):
+Item = TypeVar("Item", bound=AnsweredItem)
+
+
+def answer_record(item: Item, fields: Mapping[str, Sequence[str]]) -> Item:
     """Mark an answered item (a quiz's or an interview's): parse the form against the
     question it showed, judge it, save. A form that does not fit raises ValidationError."""
     try:
@@ -174,7 +179,7 @@ def answer_record(item, fields: Mapping[str, Sequence[str]]):
     return item
 
 
-def quiz_answer_save(*, user, attempt_id: int, position: int, fields: Mapping[str, Sequence[str]]) -> AttemptItem:
+def quiz_answer_save(*, user: User, attempt_id: int, position: int, fields: Mapping[str, Sequence[str]]) -> AttemptItem:
     """Save one answer as the student goes. Refused (AttemptClosed) after the deadline, which
     also closes the attempt; a form that does not fit the question raises ValidationError."""
     with transaction.atomic():
@@ -185,7 +190,7 @@ def quiz_answer_save(*, user, attempt_id: int, position: int, fields: Mapping[st
 
 
 @transaction.atomic
-def quiz_finish(*, user, attempt_id: int) -> QuizAttempt:
+def quiz_finish(*, user: User, attempt_id: int) -> QuizAttempt:
     """Hand the attempt in: score it and schedule the missed questions for review."""
     attempt = _lock_own_attempt(user, attempt_id)
     if attempt.is_open:
@@ -213,7 +218,7 @@ def _close(attempt: QuizAttempt, status: str) -> None:
     review_record(user=attempt.user, results=[(item.question, bool(item.correct)) for item in items])
 
 
-def review_record(*, user, results: Iterable[tuple[Question, bool]]) -> None:
+def review_record(*, user: User, results: Iterable[tuple[Question, bool]]) -> None:
     """Spaced repetition: a miss is due again now (box 1); a right answer to a question under
     review moves it up a box, due later; after the last box it is learnt and leaves the queue."""
     now = timezone.now()

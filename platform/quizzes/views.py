@@ -1,12 +1,13 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from accounts.http import AuthenticatedHttpRequest
 from quizzes import selectors
 from quizzes.forms import CustomQuizForm
 from quizzes.models import AttemptItem, QuizAttempt
@@ -21,7 +22,7 @@ from quizzes.services import (
 )
 
 
-def _home(request, form=None, status=200):
+def _home(request: AuthenticatedHttpRequest, form: CustomQuizForm | None = None, status: int = 200) -> HttpResponse:
     topics = selectors.topics_with_counts()
     attempts = list(selectors.attempts_of(request.user)[:20])
     for attempt in attempts:
@@ -37,13 +38,13 @@ def _home(request, form=None, status=200):
 
 
 @login_required
-def quiz_home(request):
+def quiz_home(request: AuthenticatedHttpRequest) -> HttpResponse:
     return _home(request)
 
 
 @login_required
 @require_POST
-def quiz_start_bank_view(request, uid: str):
+def quiz_start_bank_view(request: AuthenticatedHttpRequest, uid: str) -> HttpResponse:
     bank = get_object_or_404(selectors.banks_published(), uid=uid)
     attempt = quiz_start_bank(user=request.user, bank=bank, timed=request.POST.get("timed") == "on")
     return redirect("quizzes:attempt", pk=attempt.pk)
@@ -51,7 +52,7 @@ def quiz_start_bank_view(request, uid: str):
 
 @login_required
 @require_POST
-def quiz_start_custom_view(request):
+def quiz_start_custom_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = CustomQuizForm(request.POST, topics=selectors.topics_with_counts())
     if not form.is_valid():
         return _home(request, form=form, status=400)
@@ -67,7 +68,7 @@ def quiz_start_custom_view(request):
 
 @login_required
 @require_POST
-def quiz_start_review_view(request):
+def quiz_start_review_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     try:
         attempt = quiz_start_review(user=request.user)
     except ValidationError as error:
@@ -77,7 +78,7 @@ def quiz_start_review_view(request):
 
 
 @login_required
-def attempt_detail(request, pk: int):
+def attempt_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     attempt = quiz_expire_if_due(get_object_or_404(selectors.attempts_of(request.user), pk=pk))
     context = {"attempt": attempt, "title": selectors.attempt_title(attempt)}
     if attempt.is_open:
@@ -89,7 +90,7 @@ def attempt_detail(request, pk: int):
 
 @login_required
 @require_POST
-def answer_save_view(request, pk: int, position: int):
+def answer_save_view(request: AuthenticatedHttpRequest, pk: int, position: int) -> HttpResponse:
     """Save one answer (htmx posts each question's form as it changes)."""
     try:
         item = quiz_answer_save(user=request.user, attempt_id=pk, position=position, fields=dict(request.POST.lists()))
@@ -106,7 +107,7 @@ def answer_save_view(request, pk: int, position: int):
 
 @login_required
 @require_POST
-def attempt_finish_view(request, pk: int):
+def attempt_finish_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     try:
         quiz_finish(user=request.user, attempt_id=pk)
     except QuizAttempt.DoesNotExist:

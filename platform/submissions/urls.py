@@ -4,7 +4,9 @@ from submissions import views
 
 app_name = "submissions"
 urlpatterns = [
-    path("new/<slug:slug>/", views.submission_create_view, name="create"),
-    path("<int:pk>/", views.submission_detail, name="detail"),
-    path("<int:pk>/status/", views.submission_status, name="status"),
+    path("", views.exercise_list, name="exercise_list"),
+    path("exercises/<slug:slug>/", views.exercise_detail, name="exercise_detail"),
+    path("submissions/new/<slug:slug>/", views.submission_create_view, name="create"),
+    path("submissions/<int:pk>/", views.submission_detail, name="detail"),
+    path("submissions/<int:pk>/status/", views.submission_status, name="status"),
 ]

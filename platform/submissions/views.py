@@ -1,55 +1,82 @@
+"""The pages a student practises on: the exercise list, an exercise with its code form, a verdict."""
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from accounts.http import AuthenticatedHttpRequest
+from catalog.models import Exercise
 from catalog.selectors import exercises_published
+from grading.models import Submission
+from grading.selectors import submissions_of, waiting_for_a_missing_worker
+from grading.services import SubmissionRefused, submission_create
 from submissions.forms import SubmissionForm
-from submissions.models import Submission
-from submissions.selectors import submissions_of, waiting_for_a_missing_worker
-from submissions.services import SubmissionRefused, submission_create
 
 
 @login_required
-@require_POST
-def submission_create_view(request, slug: str):
-    exercise = get_object_or_404(exercises_published(), slug=slug)
-    form = SubmissionForm(request.POST)
-    status = 400
-    if form.is_valid():
-        try:
-            submission = submission_create(user=request.user, exercise=exercise, code=form.cleaned_data["code"],
-                                           idempotency_key=form.cleaned_data["idempotency_key"])
-        except SubmissionRefused as refused:
-            form.add_error(None, refused)
-            status = 429
-        else:
-            return redirect("submissions:detail", pk=submission.pk)
+def exercise_list(request: AuthenticatedHttpRequest) -> HttpResponse:
+    return render(request, "submissions/exercise_list.html", {"exercises": exercises_published()})
+
+
+def _exercise_page(
+    request: AuthenticatedHttpRequest, exercise: Exercise, form: SubmissionForm, status: int = 200
+) -> HttpResponse:
     context = {
         "exercise": exercise,
         "version": exercise.current_version,
         "form": form,
         "submissions": submissions_of(request.user, exercise)[:10],
     }
-    return render(request, "catalog/exercise_detail.html", context, status=status)
+    return render(request, "submissions/exercise_detail.html", context, status=status)
 
 
-def _own_submission(request, pk: int) -> Submission:
+@login_required
+def exercise_detail(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    exercise = get_object_or_404(exercises_published(), slug=slug)
+    latest = submissions_of(request.user, exercise).first()
+    starter = exercise.current_version.starter if exercise.current_version else ""
+    form = SubmissionForm(initial={"code": latest.code if latest else starter})
+    return _exercise_page(request, exercise, form)
+
+
+@login_required
+@require_POST
+def submission_create_view(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    exercise = get_object_or_404(exercises_published(), slug=slug)
+    form = SubmissionForm(request.POST)
+    status = 400
+    if form.is_valid():
+        try:
+            submission = submission_create(user=request.user, exercise=exercise, code=form.cleaned_data["code"] or "",
+                                           idempotency_key=form.cleaned_data["idempotency_key"])
+        except SubmissionRefused as refused:  # a limit, not the code: said above the form
+            form.add_error(None, refused)
+            status = 429
+        except ValidationError as error:
+            form.add_error("code", error)
+        else:
+            return redirect("submissions:detail", pk=submission.pk)
+    return _exercise_page(request, exercise, form, status=status)
+
+
+def _own_submission(request: AuthenticatedHttpRequest, pk: int) -> Submission:
     return get_object_or_404(
         Submission.objects.select_related("exercise_version__exercise"), pk=pk, user=request.user
     )
 
 
 @login_required
-def submission_detail(request, pk: int):
+def submission_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     return render(request, "submissions/detail.html", _status_context(_own_submission(request, pk)))
 
 
 @login_required
-def submission_status(request, pk: int):
+def submission_status(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The live part of the page; htmx polls it until the submission is finished."""
     return render(request, "submissions/_status.html", _status_context(_own_submission(request, pk)))
 
 
-def _status_context(submission: Submission) -> dict:
+def _status_context(submission: Submission) -> dict[str, object]:
     return {"submission": submission, "no_worker": waiting_for_a_missing_worker(submission),
             "needs_gpu": submission.exercise_version.needs_gpu}

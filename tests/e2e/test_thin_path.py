@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog.services import content_sync
-from submissions.models import Submission
+from grading.models import Submission
 from tests.e2e.journeys import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -7,8 +7,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from catalog.authoring import upload_validate
 from catalog.models import Exercise, ExerciseUpload
+from grading.worker import upload_validate
 from tests.grader.factories import TOML, grading_sandbox, make_exercise
 
 pytestmark = pytest.mark.django_db
@@ -27,8 +27,12 @@ def instructor(client, make_user):
     return client
 
 
-def folder_zip(tmp_path: Path, *, toml: str = TOML + '\n[mutants]\nsubtracts = "WRONG_ANSWER"\n', statement="# Add\n\nAdd two numbers.\n") -> bytes:
-    folder = make_exercise(tmp_path / "tiny-adder", toml=toml, files={"mutants/subtracts.py": WRONG, "statement.md": statement})
+MUTANT = '\n[mutants]\nsubtracts = "WRONG_ANSWER"\n'
+
+
+def folder_zip(tmp_path: Path, *, toml: str = TOML + MUTANT, statement: str = "# Add\n\nAdd two numbers.\n") -> bytes:
+    files = {"mutants/subtracts.py": WRONG, "statement.md": statement}
+    folder = make_exercise(tmp_path / "tiny-adder", toml=toml, files=files)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(folder.rglob("*")):
@@ -38,7 +42,7 @@ def folder_zip(tmp_path: Path, *, toml: str = TOML + '\n[mutants]\nsubtracts = "
 
 
 def upload(client, data: bytes, name="tiny-adder.zip"):
-    return client.post(reverse("catalog:upload_list"), {"archive": SimpleUploadedFile(name, data, "application/zip")})
+    return client.post(reverse("authoring:upload_list"), {"archive": SimpleUploadedFile(name, data, "application/zip")})
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -47,14 +51,20 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 def test_students_cannot_reach_the_authoring_pages(client, make_user, content):
     client.force_login(make_user())
-    assert client.get(reverse("catalog:upload_list")).status_code == 403
-    assert b"Authoring" not in client.get(reverse("catalog:exercise_list")).content
+    assert client.get(reverse("authoring:upload_list")).status_code == 403
+    assert b"Authoring" not in client.get(reverse("submissions:exercise_list")).content
 
 
 def test_instructors_find_the_page_in_the_navigation(instructor, content):
-    page = instructor.get(reverse("catalog:exercise_list")).content.decode()
-    assert reverse("catalog:upload_list") in page
-    assert "Upload and validate" in instructor.get(reverse("catalog:upload_list")).content.decode()
+    page = instructor.get(reverse("submissions:exercise_list")).content.decode()
+    assert reverse("authoring:upload_list") in page
+    assert "Upload and validate" in instructor.get(reverse("authoring:upload_list")).content.decode()
+
+
+def test_a_superuser_may_author_too_and_finds_the_page(client, django_user_model, content):
+    client.force_login(django_user_model.objects.create_superuser("root", password="a-long-password-1"))
+    assert reverse("authoring:upload_list") in client.get(reverse("submissions:exercise_list")).content.decode()
+    assert client.get(reverse("authoring:upload_list")).status_code == 200
 
 
 def _zip(entries, links=()):
@@ -98,10 +108,11 @@ def test_an_invalid_folder_is_kept_with_the_message_validate_content_gives(instr
     assert response.status_code == 302 and stored.status == "invalid"
     page = instructor.get(response.url).content.decode()
     assert "exercise.toml: [limits].memory_mb must be a number, got &quot;2G&quot;" in page
-    assert reverse("catalog:upload_publish", args=[stored.id]) not in page
+    assert reverse("authoring:upload_publish", args=[stored.id]) not in page
 
 
-def test_upload_validate_preview_publish(instructor, content, tmp_path, requires, django_capture_on_commit_callbacks, client, make_user):
+def test_upload_validate_preview_publish(
+        instructor, content, tmp_path, requires, django_capture_on_commit_callbacks, client, make_user):
     sandbox = grading_sandbox("docker-runc", requires)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = upload(instructor, folder_zip(tmp_path))
@@ -116,39 +127,41 @@ def test_upload_validate_preview_publish(instructor, content, tmp_path, requires
     page = instructor.get(response.url).content.decode()
     assert "mutant:subtracts" in page and "WRONG_ANSWER" in page and "Publish to students" in page
 
-    english = instructor.get(reverse("catalog:upload_preview", args=[stored.id]) + "?lang=en").content.decode()
-    chinese = instructor.get(reverse("catalog:upload_preview", args=[stored.id]) + "?lang=zh-hans").content.decode()
+    english = instructor.get(reverse("authoring:upload_preview", args=[stored.id]) + "?lang=en").content.decode()
+    chinese = instructor.get(reverse("authoring:upload_preview", args=[stored.id]) + "?lang=zh-hans").content.decode()
     assert "<h1>Add</h1>" in english and "Add two numbers." in english and "return 0" in english
     assert "<h1>加法</h1>" in chinese
     assert not (content / "coding" / "tiny-adder").exists() and not Exercise.objects.filter(slug="tiny-adder").exists()
 
-    published = instructor.post(reverse("catalog:upload_publish", args=[stored.id]))
+    published = instructor.post(reverse("authoring:upload_publish", args=[stored.id]))
     exercise = Exercise.objects.get(slug="tiny-adder")
-    assert published.status_code == 302 and published.url == reverse("catalog:exercise_detail", args=["tiny-adder"])
+    assert published.status_code == 302 and published.url == reverse("submissions:exercise_detail", args=["tiny-adder"])
     assert (content / "coding" / "tiny-adder" / "mutants" / "subtracts.py").read_text() == WRONG
     assert exercise.current_version.statement_en == "# Add\n\nAdd two numbers.\n"
     stored.refresh_from_db()
     assert stored.status == "published" and stored.published_version == exercise.current_version
+    assert stored.digest == exercise.current_version.digest  # one digest of a folder, wherever it came from
 
     client.force_login(make_user("ada"))
-    assert "Add two numbers." in client.get(reverse("catalog:exercise_detail", args=["tiny-adder"])).content.decode()
+    page = client.get(reverse("submissions:exercise_detail", args=["tiny-adder"])).content.decode()
+    assert "Add two numbers." in page
 
 
 def test_only_a_valid_upload_can_be_published(instructor, content, tmp_path):
     response = upload(instructor, folder_zip(tmp_path))
     stored = ExerciseUpload.objects.get()
-    result = instructor.post(reverse("catalog:upload_publish", args=[stored.id]), follow=True)
+    result = instructor.post(reverse("authoring:upload_publish", args=[stored.id]), follow=True)
     assert "Only a validated upload can be published." in result.content.decode()
     assert not (content / "coding" / "tiny-adder").exists() and response.status_code == 302
 
 
 def test_publishing_over_a_different_exercise_is_refused(instructor, content, tmp_path):
-    data = folder_zip(tmp_path, toml=TOML.replace('id = "tiny-adder"', 'id = "static-graph-executor"') + '\n[mutants]\nsubtracts = "WRONG_ANSWER"\n')
+    data = folder_zip(tmp_path, toml=TOML.replace('id = "tiny-adder"', 'id = "static-graph-executor"') + MUTANT)
     upload(instructor, data)
     stored = ExerciseUpload.objects.get()
     ExerciseUpload.objects.filter(id=stored.id).update(status="valid", slug="static-graph-executor", uid="other-id")
     before = snapshot(content)
-    result = instructor.post(reverse("catalog:upload_publish", args=[stored.id]), follow=True)
+    result = instructor.post(reverse("authoring:upload_publish", args=[stored.id]), follow=True)
     assert "already holds a different exercise" in result.content.decode()
     assert snapshot(content) == before
 
@@ -158,4 +171,4 @@ def test_an_instructor_sees_only_their_own_uploads(instructor, content, tmp_path
     stored = ExerciseUpload.objects.get()
     other = make_user("linus", role="instructor")
     client.force_login(other)
-    assert client.get(reverse("catalog:upload_detail", args=[stored.id])).status_code == 404
+    assert client.get(reverse("authoring:upload_detail", args=[stored.id])).status_code == 404

@@ -3,8 +3,9 @@ import pytest
 from django.core.management import call_command
 
 from catalog.models import Exercise
-from catalog.services import content_sync, exercise_version_folder
-from submissions.models import Submission
+from catalog.services import content_sync
+from grading.exercises import exercise_version_folder
+from grading.models import Submission
 
 pytestmark = pytest.mark.django_db
 SLUG = "static-graph-executor"
@@ -48,6 +49,17 @@ def test_a_removed_exercise_is_retired_not_deleted(content_dir, make_user):
     exercise.refresh_from_db()
     assert SLUG in report.retired and exercise.retired
     assert exercise.versions.count() == 1 and Submission.objects.count() == 1
+
+
+def test_folders_that_publishing_leaves_half_done_are_not_exercises(content_dir):
+    """Publishing an upload stages a copy in coding/.staging-*; a sync running meanwhile skips it."""
+    import shutil
+
+    shutil.copytree(content_dir / "coding" / SLUG, content_dir / "coding" / ".staging-0123")
+    report = content_sync(content_dir)
+    assert not report.errors and ".staging-0123" not in report.created
+    assert not Exercise.objects.filter(slug__startswith=".").exists()
+    assert Exercise.objects.filter(slug=SLUG).count() == 1
 
 
 def test_a_broken_exercise_is_reported_and_what_was_stored_stays(content_dir):

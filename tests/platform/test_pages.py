@@ -7,14 +7,14 @@ pytestmark = pytest.mark.django_db
 
 
 def test_pages_need_a_login(client, exercise):
-    response = client.get(reverse("catalog:exercise_detail", args=[exercise.slug]))
+    response = client.get(reverse("submissions:exercise_detail", args=[exercise.slug]))
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
 
 
 def test_the_exercise_page_shows_the_statement_and_the_starter(client, exercise, make_user):
     client.force_login(make_user())
     version = exercise.current_version
-    page = client.get(reverse("catalog:exercise_detail", args=[exercise.slug])).content.decode()
+    page = client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
     assert f"<h1>{version.title_en}</h1>" in page
     assert "class StaticGraph" in page  # the starter, in the editor
     assert "<script" not in page.split('<article class="statement card">')[1].split("</article>")[0]
@@ -23,7 +23,7 @@ def test_the_exercise_page_shows_the_statement_and_the_starter(client, exercise,
 def test_chinese_readers_get_the_interface_and_the_content_in_chinese(client, exercise, make_user):
     client.force_login(make_user())
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
-    page = client.get(reverse("catalog:exercise_list")).content.decode()
+    page = client.get(reverse("submissions:exercise_list")).content.decode()
     assert "练习" in page and exercise.current_version.title_zh in page
     assert exercise.current_version.title_en not in page
 
@@ -33,6 +33,6 @@ def test_statement_markdown_cannot_inject_script(client, exercise, make_user):
     version.statement_en = "Hello <script>alert(1)</script> <img src=x onerror=alert(2)>"
     version.save()
     client.force_login(make_user())
-    page = client.get(reverse("catalog:exercise_detail", args=[exercise.slug])).content.decode()
+    page = client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
     statement = page.split('<article class="statement card">')[1].split("</article>")[0]
     assert "Hello" in statement and "<script" not in statement and "onerror" not in statement

@@ -25,7 +25,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "accounts",
     "catalog",
+    "grading",
     "submissions",
+    "authoring",
     "quizzes",
     "interviews",
     "operations",
@@ -71,7 +73,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "catalog:exercise_list"
+LOGIN_REDIRECT_URL = "submissions:exercise_list"
 LOGOUT_REDIRECT_URL = "login"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -139,7 +141,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "inte
 # Django's LOGGING (the submission id on every line) rather than Celery's own format.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE = {
-    "grading-sweep": {"task": "submissions.tasks.sweep_submissions", "schedule": GRADING_SWEEP_EVERY_S},
+    "grading-sweep": {"task": "grading.tasks.sweep_submissions", "schedule": GRADING_SWEEP_EVERY_S},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
@@ -168,7 +170,7 @@ LOGIN_THROTTLE_S = env_int("LOGIN_THROTTLE_S", 15 * 60)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"submission": {"()": "submissions.logs.SubmissionFilter"}},
+    "filters": {"submission": {"()": "grading.logs.SubmissionFilter"}},
     "formatters": {
         "line": {"format": "%(asctime)s %(levelname)s %(processName)s %(name)s submission=%(submission)s %(message)s"},
     },

@@ -7,10 +7,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from catalog.services import content_sync
+from grading.models import Submission
 from interviews.models import InterviewAttempt, InterviewTemplate
 from interviews.services import interview_start, interview_templates_sync
 from quizzes.services import quiz_content_sync
-from submissions.models import Submission
 
 pytestmark = pytest.mark.django_db
 SCREEN = "ml-systems-screen-30"
@@ -165,6 +165,21 @@ def test_the_coding_step_goes_through_the_submission_pipeline(candidate_client, 
     assert 'id="total">2.5<' in card  # half of the coding task's 5 points, no question right
 
 
+@pytest.mark.parametrize(
+    ("code", "message"), [("  \n", "Your submission is empty"), ("x = 1\n" * 20_000, "the limit is")],
+    ids=["blank", "too-large"])
+def test_bad_code_in_the_coding_step_gets_the_exercise_pages_message_and_stays_on_screen(
+        candidate_client, synced, code, message):
+    attempt = start(candidate_client)
+    for position in range(1, 8):
+        answer(candidate_client, attempt, position)
+    response = candidate_client.post(reverse("interviews:code", args=[attempt.pk]), {"position": 8, "code": code},
+                                     follow=True)
+    assert message in response.content.decode()
+    attempt.refresh_from_db()
+    assert (attempt.status, attempt.current) == ("open", 8) and not Submission.objects.exists()
+
+
 def test_the_scorecard_compares_with_the_previous_attempt_and_points_to_study(candidate_client, candidate, synced):
     template = InterviewTemplate.objects.get(uid=DEEP_DIVE)
     first = interview_start(user=candidate, template=template)
@@ -180,7 +195,7 @@ def test_the_scorecard_compares_with_the_previous_attempt_and_points_to_study(ca
     first_card = candidate_client.get(reverse("interviews:attempt", args=[first.pk])).content.decode()
     assert "Practise this topic" in first_card and "In-place ops on saved tensors" in first_card
     history = candidate_client.get(reverse("interviews:home")).content.decode()
-    assert history.count(f'href="/interviews/attempts/') == 2 and "100%" in history
+    assert history.count('href="/interviews/attempts/') == 2 and "100%" in history
 
 
 def test_someone_elses_interview_is_out_of_reach(client, candidate, make_user, synced):

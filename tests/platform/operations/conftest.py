@@ -113,12 +113,12 @@ class GradingSite:
     def submit(self, user, slug: str = "tiny-answer", code: str = SOLUTION):
         """What the submit view does: the service, its transaction and the publish on commit."""
         from catalog.models import Exercise
-        from submissions.services import submission_create
+        from grading.services import submission_create
 
         return submission_create(user=user, exercise=Exercise.objects.get(slug=slug), code=code)
 
     def statuses(self, ids) -> dict[int, str]:
-        from submissions.models import Submission
+        from grading.models import Submission
 
         return dict(Submission.objects.filter(id__in=ids).values_list("id", "status"))
 
@@ -138,10 +138,11 @@ class GradingSite:
         return stored
 
     def assert_graded_once(self, ids, verdict: str = "ACCEPTED") -> None:
-        from submissions.models import Submission
+        from grading.models import Submission
 
         rows = {s.id: s for s in Submission.objects.filter(id__in=ids)}
-        assert {s.status for s in rows.values()} == {"graded"}, {i: (s.status, s.verdict, s.result) for i, s in rows.items()}
+        assert {s.status for s in rows.values()} == {"graded"}, {
+            i: (s.status, s.verdict, s.result) for i, s in rows.items()}
         assert {s.verdict for s in rows.values()} == {verdict}
         stored = self.stored_verdicts()
         assert all(stored[i] == 1 for i in ids), f"verdicts stored per submission: {dict(stored)}"
@@ -184,7 +185,8 @@ def grading_site(tiny_exercises, tmp_path, settings, requires):
         site.close()
         for log in sorted(tmp_path.glob("*.log")):  # the sweep's routine lines left out
             lines = [line for line in log.read_text().splitlines()
-                     if "sweep_submissions" not in line or "'reclaimed': 0, 'resent': 0" not in line and "received" not in line]
+                     if "sweep_submissions" not in line
+                     or "'reclaimed': 0, 'resent': 0" not in line and "received" not in line]
             print(f"--- {log.name}\n" + "\n".join(line for line in lines if "Sending due task" not in line)[-6000:])
 
 

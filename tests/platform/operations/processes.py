@@ -52,7 +52,8 @@ class RedisServer:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", self.host, "--save", "", "--appendonly", "no", "--protected-mode", "no",
+            ["redis-server", "--port", str(self.port), "--bind", self.host, "--save", "", "--appendonly", "no",
+             "--protected-mode", "no",
              "--dir", str(self.workdir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(self._answers, 10, "redis-server")
 
@@ -236,7 +237,7 @@ def _group_alive(pgid: int) -> bool:
         return False
 
 
-class TestHosts:
+class VirtualHosts:
     """Network namespaces joined by veth pairs to a bridge on this machine: "hosts" that reach
     this machine's services only over a virtual network (10.201.N.0/24), as workers on other
     machines would. Needs root and iproute2."""
@@ -253,12 +254,12 @@ class TestHosts:
     def available() -> bool:
         return os.geteuid() == 0 and shutil.which("ip") is not None
 
-    def __enter__(self) -> "TestHosts":
+    def __enter__(self) -> VirtualHosts:
         ip = self._ip
         ip("link", "add", self.bridge, "type", "bridge")
         ip("addr", "add", f"{self.gateway}/24", "dev", self.bridge)
         ip("link", "set", self.bridge, "up")
-        for i, (ns, link) in enumerate(zip(self.namespaces, self._links)):
+        for i, (ns, link) in enumerate(zip(self.namespaces, self._links, strict=True)):
             ip("netns", "add", ns)
             ip("link", "add", link, "type", "veth", "peer", "name", "eth0", "netns", ns)
             ip("link", "set", link, "master", self.bridge)
@@ -269,7 +270,7 @@ class TestHosts:
         return self
 
     def __exit__(self, *exc) -> None:
-        for ns, link in zip(self.namespaces, self._links):
+        for ns, link in zip(self.namespaces, self._links, strict=True):
             subprocess.run(["ip", "link", "del", link], capture_output=True)
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from submissions.models import Submission
+from grading.models import Submission
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +28,8 @@ def history(exercise, make_user):
     for i in range(1, 11):
         row(Submission.Status.GRADED, waited=10 * i, verdict="ACCEPTED", score=1)
     for cause in ("sandbox unavailable", "database unavailable"):
-        row(Submission.Status.FAILED, waited=5, verdict="INTERNAL_ERROR", result={"verdict": "INTERNAL_ERROR", "cause": cause})
+        row(Submission.Status.FAILED, waited=5, verdict="INTERNAL_ERROR",
+            result={"verdict": "INTERNAL_ERROR", "cause": cause})
     row(Submission.Status.QUEUED)
     row(Submission.Status.RUNNING, started_at=now - timedelta(hours=2))
     return user
@@ -60,7 +61,7 @@ def test_the_admin_requeues_failed_and_stuck_submissions(admin_client, history, 
     failed = list(Submission.objects.filter(status=Submission.Status.FAILED).values_list("id", flat=True))
     graded = Submission.objects.filter(status=Submission.Status.GRADED).first()
     with django_capture_on_commit_callbacks(execute=False) as sends:
-        response = admin_client.post(reverse("admin:submissions_submission_changelist"),
+        response = admin_client.post(reverse("admin:grading_submission_changelist"),
                                      {"action": "requeue", "_selected_action": [*failed, graded.id]})
     assert response.status_code == 302
     assert set(Submission.objects.filter(id__in=failed).values_list("status", "result")) == {("queued", None)}

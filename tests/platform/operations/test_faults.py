@@ -59,7 +59,7 @@ def test_cold_shutdown(grading_site, student):
 def test_broker_restart_without_persistence(grading_site, student, client):
     from django.urls import reverse
 
-    from submissions.models import Submission
+    from grading.models import Submission
 
     site = grading_site
     site.worker("only", beat=True)

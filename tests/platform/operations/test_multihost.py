@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from tests.platform.operations.conftest import GradingSite
-from tests.platform.operations.processes import Proxy, RedisServer, TestHosts, Worker
+from tests.platform.operations.processes import Proxy, RedisServer, VirtualHosts, Worker
 
 pytestmark = [pytest.mark.slow]
 SUBMISSIONS = 200
@@ -20,8 +20,8 @@ def test_workers_on_two_hosts_grade_every_submission_once(tiny_exercises, tmp_pa
                                                          django_user_model):
     database = settings.DATABASES["default"]
     requires("PostgreSQL", database["ENGINE"].endswith("postgresql"), "set DATABASE_URL=postgres://…")
-    requires("network namespaces", TestHosts.available(), "run as root with iproute2")
-    with TestHosts(2) as hosts:
+    requires("network namespaces", VirtualHosts.available(), "run as root with iproute2")
+    with VirtualHosts(2) as hosts:
         site = GradingSite(tmp_path, database, "local", settings)
         # The services, as the hosts see them: over the bridge, never their own loopback.
         site.redis.stop()

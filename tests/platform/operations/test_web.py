@@ -2,10 +2,12 @@
 a form posted twice, submissions past the limits, guessed passwords; and production's HTTPS."""
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.urls import reverse
 
-from submissions.models import Submission
+from grading.models import Submission
 from tests.platform.test_settings import settings_under
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +33,7 @@ def create_url(exercise) -> str:
 
 def test_a_form_in_a_charset_django_refuses_gets_a_400_page(student_client, exercise):
     for url in (create_url(exercise), reverse("login")):
-        response = student_client.post(url, data="code=caf%E9".encode(),
+        response = student_client.post(url, data=b"code=caf%E9",
                                        content_type="application/x-www-form-urlencoded; charset=latin-1")
         assert response.status_code == 400
         assert "We could not read that request" in response.content.decode()
@@ -49,7 +51,7 @@ def test_the_same_form_posted_twice_is_one_submission(student_client, exercise, 
 
 
 def test_the_exercise_page_gives_every_form_its_own_key(student_client, exercise):
-    pages = [student_client.get(reverse("catalog:exercise_detail", args=[exercise.slug])).content.decode()
+    pages = [student_client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
              for _ in range(2)]
     keys = [page.split('name="idempotency_key" value="')[1].split('"')[0] for page in pages]
     assert all(len(key) == 32 for key in keys) and keys[0] != keys[1]
@@ -61,7 +63,7 @@ def test_the_exercise_page_gives_every_form_its_own_key(student_client, exercise
 ])
 def test_past_a_limit_a_submission_is_refused_with_a_reason(student_client, exercise, settings, no_publish,
                                                             limit, message):
-    setattr(settings, "SUBMISSIONS_IN_FLIGHT_MAX", 100)
+    settings.SUBMISSIONS_IN_FLIGHT_MAX = 100
     setattr(settings, limit, 2)
     for _ in range(2):
         assert student_client.post(create_url(exercise), {"code": SOLUTION}).status_code == 302
@@ -75,14 +77,16 @@ def test_past_a_limit_a_submission_is_refused_with_a_reason(student_client, exer
 
 def test_repeated_failed_logins_are_throttled(client, make_user, settings):
     settings.LOGIN_FAILURES_ALLOWED = 3
-    user = make_user("mallory-target")
+    # Fresh names: the counts live in the shared cache (Redis) for LOGIN_THROTTLE_S.
+    user = make_user(f"target-{uuid.uuid4().hex[:8]}")
     for _ in range(3):
         response = client.post(reverse("login"), {"username": user.username, "password": "wrong"})
         assert response.status_code == 200
     refused = client.post(reverse("login"), {"username": user.username, "password": user.raw_password})
     assert refused.status_code == 429 and "Too many failed logins" in refused.content.decode()
-    other = make_user("bystander")
-    assert client.post(reverse("login"), {"username": other.username, "password": other.raw_password}).status_code == 302
+    other = make_user(f"bystander-{uuid.uuid4().hex[:8]}")
+    welcome = client.post(reverse("login"), {"username": other.username, "password": other.raw_password})
+    assert welcome.status_code == 302
 
 
 def test_production_https_settings_come_from_the_environment():
@@ -95,9 +99,9 @@ def test_production_https_settings_come_from_the_environment():
     module.PRINT_SETTINGS = "import django; django.setup()" + read
     try:
         secure = settings_under("config.settings.production", DJANGO_SECRET_KEY=key)
-        relaxed = settings_under("config.settings.production", DJANGO_SECRET_KEY=key, DJANGO_SECURE_SSL_REDIRECT="false",
-                                 DJANGO_SECURE_HSTS_SECONDS="0", DJANGO_SECURE_COOKIES="false",
-                                 DJANGO_BEHIND_TLS_PROXY="true")
+        relaxed = settings_under("config.settings.production", DJANGO_SECRET_KEY=key,
+                                 DJANGO_SECURE_SSL_REDIRECT="false", DJANGO_SECURE_HSTS_SECONDS="0",
+                                 DJANGO_SECURE_COOKIES="false", DJANGO_BEHIND_TLS_PROXY="true")
     finally:
         module.PRINT_SETTINGS = original
     assert secure.returncode == 0, secure.stderr

@@ -86,7 +86,7 @@ def test_a_whole_quiz_right_scores_full_marks_and_shows_feedback(student_client,
     attempt.refresh_from_db()
     assert attempt.status == "finished" and attempt.score == attempt.max_score
     page = student_client.get(reverse("quizzes:attempt", args=[attempt.pk])).content.decode()
-    assert 'id="score-value">%d<' % attempt.max_score in page
+    assert f'id="score-value">{attempt.max_score:.0f}<' in page
     assert "Your mistakes" not in page
 
 

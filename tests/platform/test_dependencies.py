@@ -1,0 +1,104 @@
+"""The platform's apps depend one way: no cycle between apps, no import tucked into a
+function to dodge one, and the sandbox is reached only through grader."""
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+PLATFORM = Path(__file__).resolve().parents[2] / "platform"
+APPS = sorted(p.name for p in PLATFORM.iterdir() if p.is_dir() and (p / "__init__.py").exists())
+RELATIONS = {"ForeignKey", "OneToOneField", "ManyToManyField"}
+
+
+def platform_modules() -> Iterator[tuple[str, Path, ast.Module]]:
+    """(app, file, syntax tree) of every module of the platform; migrations are history, not code."""
+    for file in sorted(PLATFORM.rglob("*.py")):
+        relative = file.relative_to(PLATFORM)
+        if "migrations" in relative.parts:
+            continue
+        yield relative.parts[0], file, ast.parse(file.read_text(encoding="utf-8"), str(file))
+
+
+def imported_modules(tree: ast.Module) -> Iterator[str]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module
+
+
+def related_models(tree: ast.Module) -> Iterator[str]:
+    """"app.Model" strings that relations name: a dependency as real as an import."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in RELATIONS:
+            target = node.args[0] if node.args else None
+            if isinstance(target, ast.Constant) and isinstance(target.value, str) and "." in target.value:
+                yield target.value
+
+
+def app_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {app: set() for app in APPS}
+    for app, _file, tree in platform_modules():
+        if app not in graph:
+            continue
+        names = [*imported_modules(tree), *related_models(tree)]
+        graph[app].update(n.split(".")[0] for n in names if n.split(".")[0] in graph and n.split(".")[0] != app)
+    return graph
+
+
+def cycle_in(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as a path that ends where it starts, or None."""
+    state: dict[str, str] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = "open"
+        stack.append(node)
+        for following in sorted(graph[node]):
+            if state.get(following) == "open":
+                return stack[stack.index(following):] + [following]
+            if following not in state and (found := visit(following)):
+                return found
+        state[node] = "done"
+        stack.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_the_checker_finds_a_cycle():
+    assert cycle_in({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle_in({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_apps_depend_one_way():
+    graph = app_graph()
+    assert {"accounts", "catalog", "grading", "submissions"} <= set(graph), graph
+    assert cycle_in(graph) is None, f"apps import each other in a cycle: {' → '.join(cycle_in(graph) or [])}"
+
+
+def test_grading_sits_below_the_pages_that_use_it():
+    graph = app_graph()
+    assert graph["grading"] <= {"accounts", "catalog"}, graph["grading"]
+    assert graph["catalog"] <= {"accounts"}, graph["catalog"]
+    assert "grading" in graph["submissions"] and "grading" in graph["interviews"]
+
+
+def test_no_import_hides_in_a_function():
+    hidden = []
+    for _app, file, tree in platform_modules():
+        for function in ast.walk(tree):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                hidden += [f"{file.relative_to(PLATFORM)}:{node.lineno}" for node in ast.walk(function)
+                           if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert not hidden, f"function-level imports: {hidden}"
+
+
+def test_the_platform_reaches_the_sandbox_only_through_grader():
+    direct = [str(file.relative_to(PLATFORM)) for _app, file, tree in platform_modules()
+              if any(name == "sandbox" or name.startswith("sandbox.") for name in imported_modules(tree))]
+    assert not direct, f"import sandbox through grader (grader.host): {direct}"
