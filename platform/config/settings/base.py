@@ -102,7 +102,7 @@ CELERY_VISIBILITY_TIMEOUT_S = env_int("CELERY_VISIBILITY_TIMEOUT_S", SUBMISSION_
 # How often the sweep re-sends lost tasks and reclaims stale rows (Celery beat; `serve` runs it).
 GRADING_SWEEP_EVERY_S = env_int("GRADING_SWEEP_EVERY_S", 60)
 # Infrastructure faults (engine, database, broker) are retried with a backoff doubling from
-# GRADING_RETRY_BACKOFF_S up to GRADING_RETRY_BACKOFF_MAX_S: by default about 17 minutes in all.
+# GRADING_RETRY_BACKOFF_S up to GRADING_RETRY_BACKOFF_MAX_S: by default about 13 minutes in all.
 GRADING_RETRY_BACKOFF_S = env_int("GRADING_RETRY_BACKOFF_S", 5)
 GRADING_RETRY_BACKOFF_MAX_S = env_int("GRADING_RETRY_BACKOFF_MAX_S", 4 * 60)
 GRADING_MAX_RETRIES = env_int("GRADING_MAX_RETRIES", 8)
