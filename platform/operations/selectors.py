@@ -27,7 +27,8 @@ class GradingSnapshot:
     p95_s: float | None
     finished_last_hour: int
     failures_by_cause: dict[str, int] = field(default_factory=dict)  # the last 24 hours
-    sandbox: str = ""
+    sandbox_backend: str = ""
+    pool_size: int = 0  # warm containers per worker process (each worker process has its own)
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -77,7 +78,8 @@ def grading_snapshot() -> GradingSnapshot:
         p95_s=percentile(waits, 95),
         finished_last_hour=len(waits),
         failures_by_cause=dict(causes),
-        sandbox=f"{settings.SANDBOX_BACKEND} (warm pool of {settings.SANDBOX_POOL_SIZE} per worker process)",
+        sandbox_backend=settings.SANDBOX_BACKEND,
+        pool_size=settings.SANDBOX_POOL_SIZE,
     )
 
 
