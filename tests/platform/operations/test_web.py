@@ -108,3 +108,29 @@ def test_production_https_settings_come_from_the_environment():
     assert secure.stdout.split() == ["True", "31536000", "True", "True", "None"]
     assert relaxed.stdout.split()[:4] == ["False", "0", "False", "False"]
     assert "HTTP_X_FORWARDED_PROTO" in relaxed.stdout
+
+
+def test_grading_times_out_of_order_are_refused_at_start_up(settings):
+    from grading.checks import grading_times_problems
+
+    assert grading_times_problems() == []
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
+    settings.SUBMISSION_STALE_AFTER_S = settings.CELERY_VISIBILITY_TIMEOUT_S + 1
+    assert any("CELERY_VISIBILITY_TIMEOUT_S" in problem for problem in grading_times_problems())
+    settings.GRADING_MAX_S = settings.SUBMISSION_STALE_AFTER_S
+    assert any("GRADING_MAX_S" in problem for problem in grading_times_problems())
+
+
+def test_the_last_retry_of_an_engine_fault_stores_failed_not_counted(exercise, make_user, settings, client):
+    from grading.worker import submission_grade
+
+    settings.SANDBOX_BACKEND = "docker"
+    settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"  # engine down or image missing: both unavailable
+    user = make_user()
+    submission = Submission.objects.create(user=user, exercise_version=exercise.current_version, code="x = 1\n")
+    submission_grade(submission_id=submission.id, final_attempt=True)
+    submission.refresh_from_db()
+    assert (submission.status, submission.score, submission.result["cause"]) == ("failed", None, "sandbox unavailable")
+    client.force_login(user)
+    page = client.get(reverse("submissions:status", args=[submission.id])).content.decode()
+    assert "It is not counted against you" in page and "it was not counted" in page
