@@ -17,10 +17,11 @@ from grader.quizzes.content import (
     count_by_topic_and_type,
     load_content,
     plan_interview,
+    prompt_for,
     report_markdown,
     validate_all,
 )
-from grader.quizzes.loading import ContentError, load_bank, load_template, load_topics
+from grader.quizzes.loading import ContentError, load_bank, load_prompts, load_template, load_topics
 from grader.quizzes.model import (
     DIFFICULTIES,
     FRAMEWORKS,
@@ -28,19 +29,23 @@ from grader.quizzes.model import (
     TYPES,
     Bank,
     Choice,
+    Criterion,
     Draw,
     InterviewTemplate,
     Param,
     PlannedItem,
+    Prompt,
     Question,
     Section,
     Topic,
 )
 
 __all__ = [
-    "DIFFICULTIES", "FRAMEWORKS", "LANGUAGES", "TYPES", "Bank", "Choice", "Content", "ContentError", "Draw",
-    "InterviewTemplate", "Param", "PlannedItem", "Question", "ResponseError", "Section", "Topic",
+    "DIFFICULTIES", "FRAMEWORKS", "LANGUAGES", "TYPES", "Bank", "Choice", "Content", "ContentError", "Criterion",
+    "Draw",
+    "InterviewTemplate", "Param", "PlannedItem", "Prompt", "Question", "ResponseError", "Section", "Topic",
     "count_by_topic_and_type", "display", "instantiate", "is_correct", "load_bank", "load_content",
-    "load_template", "load_topics", "normalise_output", "parse_response", "plan_interview", "report_markdown",
+    "load_prompts", "load_template", "load_topics", "normalise_output", "parse_response", "plan_interview",
+    "prompt_for", "report_markdown",
     "validate_all",
 ]

@@ -7,9 +7,12 @@ import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from grader.quizzes import proof
-from grader.quizzes.loading import TOPICS_FILE, ContentError, load_bank, load_template, load_topics
-from grader.quizzes.model import TYPES, Bank, InterviewTemplate, PlannedItem, Question, Topic
+from grader import glossary
+from grader.quizzes import lint, proof
+from grader.quizzes.loading import TOPICS_FILE, ContentError, load_bank, load_prompts, load_template, load_topics
+from grader.quizzes.model import TYPES, Bank, InterviewTemplate, PlannedItem, Prompt, Question, Section, Topic
+
+PROMPTS_FILE = "prompts.toml"
 
 
 @dataclasses.dataclass
@@ -17,6 +20,7 @@ class Content:
     topics: dict[str, Topic]
     banks: list[Bank]
     templates: list[InterviewTemplate]
+    prompts: dict[str, Prompt]
     # Problems by file, relative to the content folder ("quizzes/autograd.toml"); every
     # file read has an entry, empty when the file is valid.
     problems: dict[str, list[str]]
@@ -67,12 +71,21 @@ def load_content(content_dir: Path) -> Content:
             owner.setdefault(question.id, label)
         if not problems[label]:
             banks.append(bank)
-    content = Content(topics, banks, [], problems)
+    content = Content(topics, banks, [], {}, problems)
+    prompts_label = f"interviews/{PROMPTS_FILE}"
+    if (interviews_dir / PROMPTS_FILE).is_file():
+        try:
+            content.prompts = load_prompts(interviews_dir / PROMPTS_FILE, topics, prompts_label)
+            problems[prompts_label] = []
+        except ContentError as error:
+            problems[prompts_label] = error.problems
     questions, slugs = content.questions, coding_slugs(content_dir)
     for path in sorted(interviews_dir.glob("*.toml")) if interviews_dir.is_dir() else []:
+        if path.name == PROMPTS_FILE:
+            continue
         label = f"interviews/{path.name}"
         try:
-            template = load_template(path, questions, topics, slugs, label)
+            template = load_template(path, questions, topics, slugs, label, content.prompts)
         except ContentError as error:
             problems[label] = error.problems
             continue
@@ -85,9 +98,14 @@ def load_content(content_dir: Path) -> Content:
 
 
 def validate_all(content_dir: Path, sandbox) -> dict[str, list[str]]:
-    """Problems by content file (empty lists when valid). With a sandbox, every
-    "what does this print?" answer is also proven by running its snippet."""
+    """Problems by content file (empty lists when valid), the bank lint's and the glossary's
+    included (the glossary covers exercise statements too). With a sandbox, every "what does
+    this print?" answer is also proven by running its snippet."""
     content = load_content(Path(content_dir))
+    for bank in content.banks:
+        content.problems[bank.source] += lint.lint_bank(bank)
+    for label, messages in glossary.lint_content(Path(content_dir)).items():
+        content.problems.setdefault(label, []).extend(messages)
     if sandbox is not None:
         proven = proof.prove([q for bank in content.banks for q in bank.questions], sandbox)
         for bank in content.banks:
@@ -105,6 +123,11 @@ def plan_interview(template: InterviewTemplate, questions: Mapping[str, Question
         if section.kind == "coding":
             items.append(PlannedItem(index, "coding", section.exercise))
             continue
+        if section.kind == "open":
+            for prompt in section.prompts:  # each prompt, then its follow-ups, in the file's order
+                items.append(PlannedItem(index, "open", prompt.id))
+                items += [PlannedItem(index, "open", f"{prompt.id}/{f.id}") for f in prompt.follow_ups]
+            continue
         picked = [q for q in section.questions if q in questions]
         for number, draw in enumerate(section.draws):
             pool = sorted(q.id for q in questions.values() if q.id not in used and draw.matches(q))
@@ -114,6 +137,13 @@ def plan_interview(template: InterviewTemplate, questions: Mapping[str, Question
             picked += chosen
         items += [PlannedItem(index, "question", q) for q in picked]
     return items
+
+
+def prompt_for(section: Section, ref: str) -> Prompt:
+    """The prompt a planned "open" item stands for: "id", or "id/follow-up-id"."""
+    prompt_id, _, follow_up = ref.partition("/")
+    prompt = next(p for p in section.prompts if p.id == prompt_id)
+    return next(f for f in prompt.follow_ups if f.id == follow_up) if follow_up else prompt
 
 
 def count_by_topic_and_type(questions: Sequence[Question]) -> dict[str, dict[str, int]]:
@@ -135,7 +165,13 @@ def report_markdown(content: Content) -> str:
     params = sum(1 for q in questions if q.params)
     difficulty = collections.Counter(q.difficulty for q in questions)
     lines.append("")
+    follow_ups = sum(len(p.follow_ups) for p in content.prompts.values())
+    kinds = collections.Counter(p.kind for p in content.prompts.values())
     lines.append(f"{len(content.banks)} banks, {len(content.templates)} interview templates; "
                  f"{params} parameterised questions; difficulty: "
-                 + ", ".join(f"{d} {difficulty[d]}" for d in ("easy", "medium", "hard")) + ".")
+                 + ", ".join(f"{d} {difficulty[d]}" for d in ("easy", "medium", "hard")) + "; "
+                 f"{len(content.prompts)} open-ended interview items ("
+                 + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+                 + f") with {follow_ups} follow-ups.")
+    lines += ["", "Bank lint:", "", lint.numbers_markdown(content.banks)]
     return "\n".join(lines)

@@ -26,6 +26,7 @@ A bank (``exercises/quizzes/<name>.toml``)::
     accept = ["..."]  patterns = ["regex"]  reject = ["..."]   # short_text
     params = { n = { range = [2, 6] }, op = { values = ["sum", "mean"] } }
     answer_expr = "n * 2"     # the answer computed from the drawn parameters
+    waive = { choice_length = "why" }     # exempt from a bank-lint rule, with the reason (lint.py)
 
 ``${name}`` in text, code, choices and explanation is replaced by the drawn value.
 """
@@ -49,9 +50,11 @@ from grader.quizzes.model import (
     TYPES,
     Bank,
     Choice,
+    Criterion,
     Draw,
     InterviewTemplate,
     Param,
+    Prompt,
     Question,
     Section,
     Topic,
@@ -66,10 +69,13 @@ _BANK_KEYS = {"id", "title", "description", "time_limit_s"}
 _QUESTION_KEYS = {
     "id", "type", "difficulty", "topic", "frameworks", "pitfall", "text", "explanation", "reference",
     "code", "choices", "answer", "answer_expr", "tolerance", "accept", "patterns", "reject", "params",
-    "shuffle", "points",
+    "shuffle", "points", "waive",
 }
 _TEMPLATE_KEYS = {"id", "title", "description", "duration_s", "allow_back", "section"}
-_SECTION_KEYS = {"id", "title", "kind", "time_limit_s", "allow_back", "questions", "draw", "exercise", "points"}
+_SECTION_KEYS = {"id", "title", "kind", "time_limit_s", "allow_back", "questions", "draw", "exercise", "points",
+                 "prompts"}
+_PROMPT_KEYS = {"id", "kind", "topic", "text", "model_answer", "rubric", "follow_up"}
+PROMPT_KINDS = ("design", "diagnosis")
 _DRAW_KEYS = {"count", "topic", "difficulty", "has_code", "pitfall"}
 
 
@@ -242,6 +248,10 @@ def _question(entry: Any, bank_id: str, topics: Mapping[str, Topic], where: str,
     if "tolerance" in entry and kind != "numeric":
         problems.add(where, "tolerance belongs to numeric questions only")
     choices = _choices(entry.get("choices"), kind, where, problems)
+    waivers = entry.get("waive", {})
+    if not isinstance(waivers, dict) or not all(isinstance(v, str) for v in waivers.values()):
+        problems.add(where, 'waive must be a table of rule = "reason"')
+        waivers = {}
     question = Question(
         id=question_id if isinstance(question_id, str) else "",
         bank=bank_id,
@@ -264,6 +274,7 @@ def _question(entry: Any, bank_id: str, topics: Mapping[str, Topic], where: str,
         params=params,
         shuffle=shuffle is not False,
         points=points,
+        waivers=tuple(sorted(waivers.items())),
     )
     _check_code(question, where, problems)
     _check_templates(question, where, problems)
@@ -341,7 +352,7 @@ def param_combinations(question: Question) -> Iterable[dict[str, Any]]:
     """Every assignment of the question's parameters (one empty assignment when it has none)."""
     names = [p.name for p in question.params]
     for values in itertools.product(*(p.values for p in question.params)):
-        yield dict(zip(names, values))
+        yield dict(zip(names, values, strict=False))
 
 
 def template_fields(question: Question) -> list[tuple[str, str]]:
@@ -470,7 +481,7 @@ def _answer_problem(question: Question, answer: Any, ids: list[str]) -> str:
 
 def load_template(
     path: Path, questions: Mapping[str, Question], topics: Mapping[str, Topic], coding_slugs: Iterable[str],
-    label: str | None = None,
+    label: str | None = None, prompts: Mapping[str, Prompt] | None = None,
 ) -> InterviewTemplate:
     """Load one interview template and check it against the banks and the coding exercises."""
     label = label or path.name
@@ -518,8 +529,23 @@ def load_template(
             sections.append(Section(section_id or "", section_title, "coding", limit, section_back,
                                     exercise=slug or "", points=points))
             continue
+        if kind == "open":
+            wanted = raw.get("prompts", [])
+            if not isinstance(wanted, list) or not wanted or raw.get("questions") or raw.get("draw"):
+                problems.add(where, "an open section lists prompts = [...] (ids from interviews/prompts.toml) "
+                                    "and nothing else")
+                wanted = []
+            chosen = []
+            for prompt_id in wanted:
+                if prompt_id not in (prompts or {}):
+                    problems.add(where, f"prompt {prompt_id!r} is not in interviews/prompts.toml")
+                else:
+                    chosen.append(prompts[prompt_id])
+            sections.append(Section(section_id or "", section_title, "open", limit, section_back,
+                                    prompts=tuple(chosen)))
+            continue
         if kind != "questions":
-            problems.add(where, f'kind must be "questions" or "coding", got {kind!r}')
+            problems.add(where, f'kind must be "questions", "coding" or "open", got {kind!r}')
             continue
         fixed = raw.get("questions", [])
         if not isinstance(fixed, list):
@@ -582,3 +608,92 @@ def _draw(spec: Any, topics: Mapping[str, Topic], where: str, problems: _Problem
     if not count:
         return None
     return Draw(count, topic, tuple(difficulty), flags["has_code"], flags["pitfall"])
+
+
+def load_prompts(path: Path, topics: Mapping[str, Topic], label: str | None = None) -> dict[str, Prompt]:
+    """``interviews/prompts.toml``: the open-ended interview items, each with a model answer,
+    a rubric the candidate scores against, and follow-up questions::
+
+        [[prompt]]
+        id = "compiled-slower-than-eager"
+        kind = "diagnosis"                 # design | diagnosis
+        topic = "performance"
+        text.en = "..."            text.zh-hans = "..."
+        model_answer.en = "..."    model_answer.zh-hans = "..."
+        rubric = [ { id = "warm-up", points = 2, en = "...", zh-hans = "..." }, ... ]
+
+        [[prompt.follow_up]]               # asked right after, each with its own model answer and rubric
+        id = "..."
+        text.en = "..."  ...  rubric = [ ... ]
+    """
+    label = label or path.name
+    data = _read_toml(path, label)
+    problems = _Problems()
+    _unknown(data, {"prompt"}, label, problems)
+    found: dict[str, Prompt] = {}
+    for index, raw in enumerate(data.get("prompt", [])):
+        prompt = _prompt(raw, topics, f'{label}: prompt "{raw.get("id", index + 1)}"', problems, follow_up=False)
+        if prompt is None:
+            continue
+        if prompt.id in found:
+            problems.add(f'{label}: prompt "{prompt.id}"', "this id is used twice")
+        found[prompt.id] = prompt
+    if not found and not problems:
+        problems.add(label, "declares no [[prompt]]")
+    if problems:
+        raise ContentError(problems)
+    return found
+
+
+def _prompt(
+    raw: Any, topics: Mapping[str, Topic], where: str, problems: _Problems, *, follow_up: bool,
+) -> Prompt | None:
+    if not isinstance(raw, dict):
+        problems.add(where, "must be a table")
+        return None
+    before = len(problems)
+    _unknown(raw, _PROMPT_KEYS - ({"kind", "topic", "follow_up"} if follow_up else set()), where, problems)
+    prompt_id = raw.get("id")
+    if not isinstance(prompt_id, str) or not ID.match(prompt_id):
+        problems.add(where, "id must be lowercase letters, digits and dashes")
+    kind = "follow-up" if follow_up else raw.get("kind")
+    if not follow_up and kind not in PROMPT_KINDS:
+        problems.add(where, f"kind must be one of {', '.join(PROMPT_KINDS)}, got {kind!r}")
+    topic = raw.get("topic", "")
+    if not follow_up and topic not in topics:
+        problems.add(where, f"topic {topic!r} is not in {TOPICS_FILE}")
+    text = _text(raw.get("text"), where, "text", problems)
+    model_answer = _text(raw.get("model_answer"), where, "model_answer", problems)
+    rubric, ids = [], set()
+    raw_rubric = raw.get("rubric")
+    if not isinstance(raw_rubric, list) or not raw_rubric:
+        problems.add(where, "rubric must list what a good answer covers: [ { id, points, en, zh-hans }, ... ]")
+        raw_rubric = []
+    for number, line in enumerate(raw_rubric):
+        here = f"{where}: rubric[{number}]"
+        if not isinstance(line, dict):
+            problems.add(here, "must be { id = ..., points = n, en = ..., zh-hans = ... }")
+            continue
+        _unknown(line, {"id", "points", *LANGUAGES}, here, problems)
+        line_id = line.get("id")
+        if not isinstance(line_id, str) or not ID.match(line_id) or line_id in ids:
+            problems.add(here, "id must be a unique lowercase id")
+            continue
+        ids.add(line_id)
+        points = _positive_int(line.get("points"), here, "points", problems) or 1
+        rubric.append(Criterion(line_id, points, _text({k: v for k, v in line.items() if k in LANGUAGES}, here,
+                                                      "text", problems)))
+    follow_ups = []
+    raw_follow_ups = raw.get("follow_up", [])
+    if not isinstance(raw_follow_ups, list):
+        problems.add(where, "follow_up must be [[prompt.follow_up]] tables")
+        raw_follow_ups = []
+    for number, entry in enumerate(raw_follow_ups):
+        inner = _prompt(entry, topics, f"{where}: follow_up[{number}]", problems, follow_up=True)
+        if inner is not None:
+            follow_ups.append(Prompt(inner.id, "follow-up", topic, inner.text, inner.model_answer, inner.rubric))
+    if len({f.id for f in follow_ups}) != len(follow_ups):
+        problems.add(where, "two follow-ups share an id")
+    if len(problems) != before:
+        return None
+    return Prompt(prompt_id, kind, topic, text, model_answer, tuple(rubric), tuple(follow_ups))

@@ -49,6 +49,12 @@ class Question:
     params: tuple[Param, ...] = ()
     shuffle: bool = True
     points: int = 1
+    # (rule, reason) pairs: lint rules this question is exempt from, and why (see lint.py)
+    waivers: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def waivers_dict(self) -> dict[str, str]:
+        return dict(self.waivers)
 
     @property
     def has_code(self) -> bool:
@@ -66,6 +72,7 @@ class Question:
         fields["params"] = tuple(Param(p["name"], tuple(p["values"])) for p in fields.get("params", ()))
         for name in ("accept", "patterns", "reject"):
             fields[name] = tuple(fields.get(name, ()))
+        fields["waivers"] = tuple(tuple(pair) for pair in fields.get("waivers", ()))
         return cls(**fields)
 
 
@@ -106,16 +113,48 @@ class Draw:
 
 
 @dataclasses.dataclass(frozen=True)
+class Criterion:
+    """One line of a rubric: what a good answer says, and what saying it is worth."""
+    id: str
+    points: int
+    text: Text
+
+
+@dataclasses.dataclass(frozen=True)
+class Prompt:
+    """An open-ended interview item (design or diagnosis). Nothing grades it automatically: the
+    candidate writes an answer, then reads the model answer and ticks the rubric lines it covered.
+    Follow-ups are asked right after it, each an open item of its own."""
+    id: str
+    kind: str  # "design" | "diagnosis" | "follow-up"
+    topic: str
+    text: Text
+    model_answer: Text
+    rubric: tuple[Criterion, ...]
+    follow_ups: tuple[Prompt, ...] = ()
+
+    @property
+    def max_points(self) -> int:
+        return sum(c.points for c in self.rubric)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Prompt:
+        return cls(**{**data, "rubric": tuple(Criterion(**c) for c in data.get("rubric", ())),
+                      "follow_ups": tuple(cls.from_dict(f) for f in data.get("follow_ups", ()))})
+
+
+@dataclasses.dataclass(frozen=True)
 class Section:
     id: str
     title: Text
-    kind: str  # "questions" | "coding"
+    kind: str  # "questions" | "coding" | "open"
     time_limit_s: int
     allow_back: bool
     questions: tuple[str, ...] = ()
     draws: tuple[Draw, ...] = ()
     exercise: str = ""  # coding sections: the exercise's slug
     points: int = 0  # coding sections: what a fully accepted solution is worth
+    prompts: tuple[Prompt, ...] = ()  # open sections, copied from interviews/prompts.toml
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,13 +175,15 @@ class InterviewTemplate:
         sections = []
         for raw in data["sections"]:
             draws = tuple(Draw(**{**d, "difficulty": tuple(d.get("difficulty", ()))}) for d in raw.get("draws", ()))
-            sections.append(Section(**{**raw, "questions": tuple(raw.get("questions", ())), "draws": draws}))
+            prompts = tuple(Prompt.from_dict(p) for p in raw.get("prompts", ()))
+            sections.append(Section(**{**raw, "questions": tuple(raw.get("questions", ())), "draws": draws,
+                                       "prompts": prompts}))
         return cls(**{**data, "sections": tuple(sections)})
 
 
 @dataclasses.dataclass(frozen=True)
 class PlannedItem:
-    """One step of an interview: a question or the coding exercise of a section."""
+    """One step of an interview: a question, the coding exercise of a section, or an open prompt."""
     section: int
-    kind: str  # "question" | "coding"
-    ref: str  # question id or exercise slug
+    kind: str  # "question" | "coding" | "open"
+    ref: str  # question id, exercise slug, or prompt id (a follow-up: "prompt-id/follow-up-id")

@@ -22,7 +22,10 @@ SNIPPET_TIMEOUT_S = 60
 RUNNER = r'''
 import json, os, signal, sys, traceback
 try:
-    import torch  # noqa: F401  (once here: each snippet's fork starts with it imported)
+    # Once here, so that each snippet's fork starts with them imported: the compiler stack
+    # alone takes seconds to import, and many snippets compile or export.
+    import torch  # noqa: F401
+    import torch._dynamo, torch.export, torch.func  # noqa: F401,E401
 except Exception:
     pass
 names = sorted(os.listdir("snippets"), key=lambda n: int(n.split(".")[0]))

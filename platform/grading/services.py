@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -88,8 +88,8 @@ def submission_create(*, user: User, exercise: Exercise, code: str, idempotency_
     return submission
 
 
-def submission_requeue(submission_ids: Iterable[int]) -> int:
-    """Operators: put FAILED (or stuck) submissions back in the queue; graded ones stay as they are."""
+def submissions_retry(submission_ids: Iterable[int]) -> int:
+    """Operators: grade FAILED (or stuck) submissions again; graded ones stay as they are."""
     rows = Submission.objects.filter(id__in=list(submission_ids)).exclude(status=Submission.Status.GRADED)
     users = set(rows.values_list("user_id", flat=True))
     count = rows.update(status=Submission.Status.QUEUED, verdict="", score=None, result=None, finished_at=None,
@@ -102,3 +102,17 @@ def submission_requeue(submission_ids: Iterable[int]) -> int:
 def upload_validation_queue(upload: ExerciseUpload) -> None:
     """Validate ``upload`` in the sandbox on a worker, once its row is committed."""
     transaction.on_commit(lambda: validate_upload.delay(upload.id))
+
+
+def submission_requeue(submission_id: int, *, graded_before: datetime) -> bool:
+    """Send a finished submission back to be graded again (a regrade). False when it was
+    requeued since ``graded_before`` already, so a redelivered regrade job sends nothing twice."""
+    requeued = Submission.objects.filter(
+        id=submission_id,
+        status__in=[Submission.Status.GRADED, Submission.Status.FAILED],
+        finished_at__lt=graded_before,
+    ).update(status=Submission.Status.QUEUED, started_at=None)
+    if requeued:  # sent in the student's turn, to the queue its exercise needs
+        user_id = Submission.objects.values_list("user_id", flat=True).get(id=submission_id)
+        transaction.on_commit(functools.partial(user_dispatch, user_id))
+    return bool(requeued)

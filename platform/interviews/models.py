@@ -68,13 +68,15 @@ class InterviewItem(AnsweredItem):
     class Kind(models.TextChoices):
         QUESTION = "question", _("Question")
         CODING = "coding", _("Coding exercise")
+        OPEN = "open", _("Open-ended question")  # response: {"text": the answer, "rubric": ticked line ids}
 
     attempt = models.ForeignKey(InterviewAttempt, on_delete=models.CASCADE, related_name="items")
     section = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=10, choices=Kind.choices)
     question = models.ForeignKey("quizzes.Question", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     exercise = models.ForeignKey("catalog.Exercise", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    snapshot = models.JSONField(default=dict, blank=True, help_text="Questions: grader.quizzes.instantiate()")
+    snapshot = models.JSONField(default=dict, blank=True,
+                                help_text="Questions: grader.quizzes.instantiate(); open items: the prompt")
     submission = models.ForeignKey("grading.Submission", null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     max_points = models.FloatField(default=1)

@@ -37,7 +37,24 @@ def current_step(attempt: InterviewAttempt) -> dict[str, Any]:
     }
     if item.kind == InterviewItem.Kind.QUESTION:
         step["question"] = question_view(item.snapshot, item.response)
+    elif item.kind == InterviewItem.Kind.OPEN:
+        step["prompt"] = {"text": localized(item.snapshot["text"]), "follow_up": item.snapshot["kind"] == "follow-up",
+                          "answer": (item.response or {}).get("text", "")}
     return step
+
+
+def open_review(item: InterviewItem) -> dict[str, Any]:
+    """An open item on the scorecard: the answer, the model answer, the rubric with what was ticked."""
+    response = item.response or {}
+    ticked = set(response.get("rubric", ()))
+    return {
+        "position": item.position, "follow_up": item.snapshot["kind"] == "follow-up",
+        "text": localized(item.snapshot["text"]), "answer": response.get("text", ""),
+        "model_answer": localized(item.snapshot["model_answer"]),
+        "rubric": [{"id": c["id"], "points": c["points"], "text": localized(c["text"]), "ticked": c["id"] in ticked}
+                   for c in item.snapshot["rubric"]],
+        "points": _points(item), "max_points": item.max_points,
+    }
 
 
 def _points(item: InterviewItem) -> float:
@@ -46,6 +63,9 @@ def _points(item: InterviewItem) -> float:
         if submission is None or submission.score is None:
             return 0.0
         return round(submission.score * item.max_points, 2)
+    if item.kind == InterviewItem.Kind.OPEN:
+        ticked = set((item.response or {}).get("rubric", ()))
+        return float(sum(c["points"] for c in item.snapshot["rubric"] if c["id"] in ticked))
     return item.max_points if item.correct else 0.0
 
 
@@ -97,6 +117,8 @@ def scorecard(attempt: InterviewAttempt) -> dict[str, Any]:
         if item.kind == InterviewItem.Kind.QUESTION:
             answers.append({"kind": "question", "position": item.position,
                             "feedback": item_feedback(item.snapshot, item.response, item.correct)})
+        elif item.kind == InterviewItem.Kind.OPEN:
+            answers.append({"kind": "open", "position": item.position, "open": open_review(item)})
         else:
             answers.append({"kind": "coding", "position": item.position, "item": item,
                             "title": _exercise_title(item)})

@@ -23,6 +23,8 @@ from interviews.models import InterviewAttempt, InterviewItem, InterviewTemplate
 from quizzes.models import Question
 from quizzes.services import answer_record, question_model, review_record
 
+OPEN_ANSWER_MAX_CHARS = 8000
+
 
 class InterviewClosed(Exception):
     """The interview is over (handed in, or its time ran out): nothing more is accepted."""
@@ -87,8 +89,14 @@ def interview_start(*, user: User, template: InterviewTemplate) -> InterviewAtte
         current=1, section=plan[0].section,
         section_deadline=min(deadline, now + timedelta(seconds=first["time_limit_s"])))
     items = []
+    spec = qz.InterviewTemplate.from_dict(template.spec)
     for position, step in enumerate(plan, start=1):
-        if step.kind == "coding":
+        if step.kind == "open":
+            prompt = qz.prompt_for(spec.sections[step.section], step.ref)
+            snapshot = {**dataclasses.asdict(prompt), "ref": step.ref, "follow_ups": []}
+            items.append(InterviewItem(attempt=attempt, position=position, section=step.section, kind="open",
+                                       snapshot=snapshot, max_points=prompt.max_points))
+        elif step.kind == "coding":
             points = template.sections[step.section]["points"]
             items.append(InterviewItem(attempt=attempt, position=position, section=step.section, kind="coding",
                                        exercise=exercises[step.ref], max_points=points))
@@ -175,6 +183,39 @@ def interview_answer(
             _advance(attempt)
             return item
     raise InterviewClosed(attempt)  # outside the transaction: the closing stays
+
+
+def interview_answer_open(*, user: User, attempt_id: int, position: int, text: str) -> InterviewItem:
+    """Keep the written answer to the open item on screen (blank skips it) and move on; it is
+    scored by the candidate against the rubric once the interview is over."""
+    if len(text) > OPEN_ANSWER_MAX_CHARS:
+        raise ValidationError(_("Your answer is longer than %(n)s characters."), params={"n": OPEN_ANSWER_MAX_CHARS})
+    with transaction.atomic():
+        attempt = _lock(user, attempt_id)
+        if attempt.is_open:
+            item = _current_item(attempt, position, "open")
+            if text.strip():
+                item.response = {"text": text.strip(), "rubric": []}
+                item.answered_at = timezone.now()
+                item.save(update_fields=["response", "answered_at"])
+            _advance(attempt)
+            return item
+    raise InterviewClosed(attempt)
+
+
+@transaction.atomic
+def interview_self_score(*, user: User, attempt_id: int, position: int, ticked: Sequence[str]) -> InterviewItem:
+    """Record which rubric lines the candidate's own answer covered (after the interview, as often as they like)."""
+    attempt = _lock(user, attempt_id)
+    if attempt.is_open:
+        raise ValidationError(_("Score your answers once the interview is over."))
+    item = attempt.items.get(position=position, kind="open")
+    if not item.response:
+        raise ValidationError(_("There is no answer to score: this question was skipped."))
+    known = [c["id"] for c in item.snapshot["rubric"]]
+    item.response = {**item.response, "rubric": [c for c in known if c in set(ticked)]}
+    item.save(update_fields=["response"])
+    return item
 
 
 def interview_submit_code(

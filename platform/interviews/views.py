@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
@@ -15,9 +16,11 @@ from interviews.services import (
     InterviewClosed,
     NotCurrent,
     interview_answer,
+    interview_answer_open,
     interview_back,
     interview_finish,
     interview_refresh,
+    interview_self_score,
     interview_start,
     interview_submit_code,
 )
@@ -88,6 +91,27 @@ def _act_on_item(request: AuthenticatedHttpRequest, pk: int, action: Callable[[]
 def interview_answer_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     return _act_on_item(request, pk, lambda: interview_answer(
         user=request.user, attempt_id=pk, position=_position(request), fields=dict(request.POST.lists())))
+
+
+@login_required
+@require_POST
+def interview_open_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    return _act_on_item(request, pk, lambda: interview_answer_open(
+        user=request.user, attempt_id=pk, position=_position(request), text=request.POST.get("answer", "")))
+
+
+@login_required
+@require_POST
+def interview_self_score_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    position = _position(request)
+    try:
+        interview_self_score(user=request.user, attempt_id=pk, position=position,
+                             ticked=request.POST.getlist("rubric"))
+    except (InterviewAttempt.DoesNotExist, InterviewItem.DoesNotExist):
+        raise Http404 from None
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect(f"{reverse('interviews:attempt', args=[pk])}#open-{position}")
 
 
 @login_required

@@ -30,6 +30,9 @@ INSTALLED_APPS = [
     "authoring",
     "quizzes",
     "interviews",
+    "glossary",
+    "courses",
+    "leaderboards",
     "operations",
 ]
 
@@ -71,10 +74,25 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The leaderboard's covering index (INCLUDE columns) speeds PostgreSQL up; SQLite, the
+# embedded default, builds it without them, which is fine for a one-machine site.
+SILENCED_SYSTEM_CHECKS = ["models.W040"]
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "submissions:exercise_list"
 LOGOUT_REDIRECT_URL = "login"
+
+# Mail (password resets, course invitations): printed on the console unless told otherwise;
+# EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend plus EMAIL_HOST... for SMTP, or
+# the file backend with EMAIL_FILE_PATH.
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "GraphDojo <noreply@localhost>")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -18,7 +18,7 @@ topic = "autograd"
 frameworks = ["pytorch"]
 text.en = "Pick b."
 text.zh-hans = "选 b。"
-choices = [ { id = "a", en = "A", zh-hans = "甲" }, { id = "b", en = "B", zh-hans = "乙" } ]
+choices = [ { id = "a", en = "A", zh-hans = "甲" }, { id = "b", en = "B", zh-hans = "乙" }, { id = "c", en = "C", zh-hans = "丙" } ]
 answer = "b"
 explanation.en = "Because."
 explanation.zh-hans = "因为如此。"
@@ -84,7 +84,7 @@ def test_broken_toml_names_the_file_and_line(tmp_path, topics):
 
 def test_parameters_must_be_declared_and_the_answer_computable(tmp_path, topics):
     question = GOOD_QUESTION.replace('type = "single"', 'type = "numeric"').replace(
-        'choices = [ { id = "a", en = "A", zh-hans = "甲" }, { id = "b", en = "B", zh-hans = "乙" } ]\n', ""
+        'choices = [ { id = "a", en = "A", zh-hans = "甲" }, { id = "b", en = "B", zh-hans = "乙" }, { id = "c", en = "C", zh-hans = "丙" } ]\n', ""
     ).replace('answer = "b"', 'params = { n = { range = [0, 3] } }\nanswer_expr = "10 / n"').replace(
         'text.en = "Pick b."', 'text.en = "Divide by ${n} and ${m}."')
     with pytest.raises(ContentError) as error:
@@ -96,7 +96,7 @@ def test_parameters_must_be_declared_and_the_answer_computable(tmp_path, topics)
 
 def test_a_short_text_pattern_that_accepts_a_rejected_answer_is_caught(tmp_path, topics):
     question = GOOD_QUESTION.replace('type = "single"', 'type = "short_text"').replace(
-        'choices = [ { id = "a", en = "A", zh-hans = "甲" }, { id = "b", en = "B", zh-hans = "乙" } ]\n', ""
+        'choices = [ { id = "a", en = "A", zh-hans = "甲" }, { id = "b", en = "B", zh-hans = "乙" }, { id = "c", en = "C", zh-hans = "丙" } ]\n', ""
     ).replace('answer = "b"', "answer = \"detach\"\npatterns = ['^d.*']\nreject = [\"data\"]")
     with pytest.raises(ContentError, match="'data' is listed under reject, yet it is accepted"):
         load_bank(write(tmp_path, HEADER + question), topics)

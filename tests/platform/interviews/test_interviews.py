@@ -15,6 +15,7 @@ from quizzes.services import quiz_content_sync
 pytestmark = pytest.mark.django_db
 SCREEN = "ml-systems-screen-30"
 DEEP_DIVE = "autograd-and-compilers-20"
+DESIGN = "systems-design-and-diagnosis-40"
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def synced(content_dir, settings, tmp_path):
     quizzes = quiz_content_sync(content_dir)
     report = interview_templates_sync(content=quizzes.content)
     assert not quizzes.errors and not report.errors, (quizzes.errors, report.errors)
-    assert sorted(report.synced) == [DEEP_DIVE, SCREEN]
+    assert sorted(report.synced) == [DEEP_DIVE, SCREEN, DESIGN]
 
 
 @pytest.fixture
@@ -217,3 +218,44 @@ def test_a_tampered_answer_is_refused(candidate_client, synced):
     attempt.refresh_from_db()
     assert attempt.current == 1 and attempt.items.get(position=1).response is None
     assert candidate_client.post(reverse("interviews:answer", args=[attempt.pk]), {"position": "x"}).status_code == 404
+
+
+def test_open_items_are_written_then_scored_by_the_candidate_against_the_rubric(candidate_client, synced):
+    attempt = start(candidate_client, DESIGN)
+    items = list(attempt.items.order_by("position"))
+    open_items = [i for i in items if i.kind == "open"]
+    assert [i.snapshot["ref"] for i in open_items] == [
+        "compiled-slower-than-eager", "compiled-slower-than-eager/module-int-recompiles",
+        "compiled-slower-than-eager/prove-the-fix", "serve-without-python",
+        "serve-without-python/export-fails-on-branch"]
+    for item in items:
+        if item.kind == "question":
+            answer(candidate_client, attempt, item.position)  # skipped
+    page = candidate_client.get(reverse("interviews:attempt", args=[attempt.pk])).content.decode()
+    assert "A colleague wrapped the model in torch.compile" in page and 'name="answer"' in page
+    assert "Model answer" not in page and "warm-up" not in page  # nothing of the rubric before answering
+    first, follow_up = open_items[0], open_items[1]
+    candidate_client.post(reverse("interviews:open", args=[attempt.pk]),
+                          {"position": first.position, "answer": "Warm up, then TORCH_LOGS=recompiles."})
+    page = candidate_client.get(reverse("interviews:attempt", args=[attempt.pk])).content.decode()
+    assert "Follow-up" in page and "self.step == 41" in page  # its follow-up comes next, in the flow
+    early = candidate_client.post(reverse("interviews:self_score", args=[attempt.pk]),
+                                  {"position": first.position, "rubric": ["measurement"]})
+    assert early.status_code == 302
+    first.refresh_from_db()
+    assert first.response == {"text": "Warm up, then TORCH_LOGS=recompiles.", "rubric": []}  # not while open
+    candidate_client.post(reverse("interviews:finish", args=[attempt.pk]))
+
+    scorecard = candidate_client.get(reverse("interviews:attempt", args=[attempt.pk])).content.decode()
+    review = scorecard.split(f'id="open-{first.position}"')[1].split("</article>")[0]
+    assert "Warm up, then TORCH_LOGS=recompiles." in review and "Model answer" in review
+    assert "Separates compile time from steady state" in review
+    candidate_client.post(reverse("interviews:self_score", args=[attempt.pk]),
+                          {"position": first.position, "rubric": ["measurement", "recompiles", "not-a-line"]})
+    first.refresh_from_db()
+    assert first.response["rubric"] == ["measurement", "recompiles"]
+    scorecard = candidate_client.get(reverse("interviews:attempt", args=[attempt.pk])).content.decode()
+    assert '<span id="total">4</span> / 24' in scorecard  # 2 + 2; four questions and 7 + 2 + 2 + 7 + 2 open
+    skipped = candidate_client.post(reverse("interviews:self_score", args=[attempt.pk]),
+                                    {"position": follow_up.position, "rubric": ["specialised"]}, follow=True)
+    assert "this question was skipped" in skipped.content.decode()

@@ -62,7 +62,7 @@ def test_the_admin_requeues_failed_and_stuck_submissions(admin_client, history, 
     graded = Submission.objects.filter(status=Submission.Status.GRADED).first()
     with django_capture_on_commit_callbacks(execute=False) as sends:
         response = admin_client.post(reverse("admin:grading_submission_changelist"),
-                                     {"action": "requeue", "_selected_action": [*failed, graded.id]})
+                                     {"action": "retry", "_selected_action": [*failed, graded.id]})
     assert response.status_code == 302
     assert set(Submission.objects.filter(id__in=failed).values_list("status", "result")) == {("queued", None)}
     graded.refresh_from_db()

@@ -1,0 +1,39 @@
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+
+from accounts.forms import BoardIdentityForm, SignUpForm
+
+
+def _safe_next(request: HttpRequest) -> str | None:
+    target = request.POST.get("next") or request.GET.get("next")
+    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
+        return target
+    return None
+
+
+def signup(request):
+    """Anyone may sign up as a student; instructors are made by an administrator."""
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(
+            request, _("Welcome! Your leaderboard name is %(name)s; change it any time.") % {"name": user.pseudonym}
+        )
+        return redirect(_safe_next(request) or "submissions:exercise_list")
+    return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request) or ""})
+
+
+@login_required
+def profile(request):
+    form = BoardIdentityForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, _("Saved."))
+        return redirect("accounts:profile")
+    return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)

@@ -1,0 +1,160 @@
+"""Reads for courses. Every page of a course goes through course_for(), which answers 404
+to anyone outside it, so one user never learns of another's course."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Prefetch, QuerySet
+from django.http import Http404
+
+from accounts.models import User
+from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership, RegradeJob
+from grading.models import Submission
+from interviews.models import InterviewAttempt
+from quizzes.models import QuizAttempt
+
+
+def memberships_of(user: User) -> QuerySet[Membership]:
+    return Membership.objects.filter(user=user).select_related("course").order_by("-course__created_at")
+
+
+def course_for(
+    user: User, course_id: int, *, staff: bool = False, instructor: bool = False
+) -> tuple[Course, Membership]:
+    """The course and the user's place in it; 404 unless they belong (with the role asked)."""
+    membership = Membership.objects.select_related("course").filter(course_id=course_id, user=user).first()
+    if membership is None:
+        raise Http404
+    if instructor and membership.role != Membership.Role.INSTRUCTOR:
+        raise Http404
+    if staff and not membership.is_staff:
+        raise Http404
+    return membership.course, membership
+
+
+def assignments_of(course: Course) -> QuerySet[Assignment]:
+    items = AssignmentItem.objects.select_related("exercise_version", "bank", "interview")
+    return course.assignments.prefetch_related(Prefetch("items", queryset=items))
+
+
+def student_ids(course: Course) -> list[int]:
+    """The course's students' ids, read first: filtering by a list of a few hundred ids lets
+    PostgreSQL probe indexes where a join would scan every user of the site."""
+    return list(course.memberships.filter(role=Membership.Role.STUDENT).values_list("user_id", flat=True))
+
+
+def students_of(course: Course) -> QuerySet[User]:
+    return User.objects.filter(memberships__course=course, memberships__role=Membership.Role.STUDENT).order_by(
+        "last_name", "first_name", "username"
+    )
+
+
+def staff_of(course: Course) -> QuerySet[Membership]:
+    return (
+        course.memberships.exclude(role=Membership.Role.STUDENT)
+        .select_related("user")
+        .order_by("role", "user__username")
+    )
+
+
+@dataclass(slots=True)
+class Cell:
+    """One gradebook cell: read as a tuple, not a model (a big course has thousands)."""
+
+    points: float | None
+    override_points: float | None
+    days_late: int
+    late_refused: int
+    attempts: int
+
+    @property
+    def effective(self) -> float | None:
+        return self.override_points if self.override_points is not None else self.points
+
+
+@dataclass
+class GradebookRow:
+    student: User
+    cells: list[Cell | None] = field(default_factory=list)
+    total: float = 0.0
+
+
+@dataclass
+class Gradebook:
+    assignments: list[Assignment]
+    items: list[AssignmentItem]
+    rows: list[GradebookRow]
+    max_total: int
+
+
+def gradebook(course: Course) -> Gradebook:
+    """Students by assignment items: four queries, whatever the number of submissions."""
+    assignments = list(assignments_of(course))
+    items = [item for assignment in assignments for item in assignment.items.all()]
+    column = {item.id: i for i, item in enumerate(items)}
+    students = User.objects.filter(id__in=student_ids(course)).order_by("last_name", "first_name", "username")
+    rows = {student.id: GradebookRow(student, [None] * len(items)) for student in students}
+    scores = ItemScore.objects.filter(item__assignment__course=course).values_list(
+        "user_id", "item_id", "points", "override_points", "days_late", "late_refused", "attempts"
+    )
+    for user_id, item_id, points, override, days_late, late_refused, attempts in scores:
+        row = rows.get(user_id)
+        if row is not None:  # a student who left keeps their scores, off the book
+            cell = row.cells[column[item_id]] = Cell(points, override, days_late, late_refused, attempts)
+            row.total += cell.effective or 0
+    return Gradebook(assignments, items, list(rows.values()), sum(item.points for item in items))
+
+
+@dataclass
+class StudentRecord:
+    scores: dict[int, ItemScore]
+    submissions: list[Submission]
+    quiz_attempts: list[QuizAttempt]
+    interview_attempts: list[InterviewAttempt]
+
+
+def student_record(course: Course, student: User, items: list[AssignmentItem]) -> StudentRecord:
+    """Everything a student did for the course's items: submissions, quiz and interview attempts."""
+    versions = [i.exercise_version_id for i in items if i.exercise_version_id]
+    banks = [i.bank_id for i in items if i.bank_id]
+    interviews = [i.interview_id for i in items if i.interview_id]
+    return StudentRecord(
+        scores={s.item_id: s for s in ItemScore.objects.filter(item__in=items, user=student)},
+        submissions=list(
+            Submission.objects.filter(user=student, exercise_version_id__in=versions).select_related(
+                "exercise_version"
+            )[:200]
+        ),
+        quiz_attempts=list(
+            QuizAttempt.objects.filter(user=student, bank_id__in=banks)
+            .select_related("bank")
+            .annotate(answered=Count("items__answered_at"))
+        ),
+        interview_attempts=list(
+            InterviewAttempt.objects.filter(user=student, template_id__in=interviews).select_related("template")
+        ),
+    )
+
+
+@dataclass
+class JobProgress:
+    job: RegradeJob
+    done: int
+
+    @property
+    def percent(self) -> int:
+        return 100 if not self.job.total else round(100 * self.done / self.job.total)
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.job.total
+
+
+def regrade_progress(job: RegradeJob) -> JobProgress:
+    done = Submission.objects.filter(
+        id__in=job.submission_ids,
+        status__in=[Submission.Status.GRADED, Submission.Status.FAILED],
+        finished_at__gte=job.created_at,
+    ).count()
+    return JobProgress(job, done)

@@ -1,0 +1,216 @@
+"""Boards: ranks where noise cannot order people, one page of them, and your position.
+
+A student's rank is 1 + the number of students clearly ahead: a higher score, or, between
+full scores, a ratio interval wholly below theirs. Overlapping intervals so share a rank
+(shown "=3"), and no chain of comparisons that noise could reorder decides it. Full scores
+are listed by the low end of their interval, so ranks never decrease down the page.
+
+A board reads a score histogram and the sorted interval ends of the full scores (two
+small aggregate queries), then only the rows of the page shown: its cost grows with the
+page, not with the number of entries or submissions.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+
+from django.db.models import Count, F, QuerySet, Sum
+from django.db.models.functions import Coalesce
+
+from accounts.models import User
+from catalog.models import Exercise
+from courses.models import Course, ItemScore
+from courses.selectors import student_ids
+from leaderboards.models import Entry
+from leaderboards.services import FULL_SCORE
+
+PAGE_SIZE = 50
+BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "id")
+ROW_FIELDS = (
+    "user_id",
+    "score",
+    "ratio",
+    "ratio_low",
+    "ratio_high",
+    "user__pseudonym",
+    "user__username",
+    "user__first_name",
+    "user__last_name",
+)
+
+
+@dataclass
+class Row:
+    rank: int
+    shared: bool
+    user_id: int
+    name: str
+    real_name: str
+    score: float
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    is_you: bool = False
+
+    @property
+    def rank_label(self) -> str:
+        return f"={self.rank}" if self.shared else str(self.rank)
+
+
+@dataclass
+class Board:
+    rows: list[Row]  # this page
+    total: int
+    page: int
+    pages: int
+    you: Row | None
+    your_page: int | None
+
+
+class Ranking:
+    """Ranks from a score histogram and the sorted interval ends of the full scores."""
+
+    def __init__(self, histogram: dict[float, int], lows: list[float], highs: list[float]):
+        self.histogram = histogram
+        self.scores = sorted(histogram, reverse=True)
+        self.lows, self.highs = sorted(lows), sorted(highs)
+        self.total = sum(histogram.values())
+
+    def higher(self, score: float) -> int:
+        return sum(n for s, n in self.histogram.items() if s > score)
+
+    def rank(self, score: float, low: float | None) -> tuple[int, bool]:
+        """(rank, shared) of an entry."""
+        ahead = self.higher(score)
+        if score < FULL_SCORE or low is None:
+            return ahead + 1, self.histogram.get(score, 0) > 1 if score < FULL_SCORE else self._untimed_shared()
+        below = bisect.bisect_left(self.highs, low)  # full scores whose interval ends below ours
+        # Everyone whose low end falls in the same gap between two high ends has this rank.
+        floor = self.highs[below - 1] if below else -math.inf
+        ceiling = self.highs[below] if below < len(self.highs) else math.inf
+        same = bisect.bisect_right(self.lows, ceiling) - bisect.bisect_right(self.lows, floor)
+        return ahead + below + 1, same > 1
+
+    def _untimed_shared(self) -> bool:
+        return sum(n for s, n in self.histogram.items() if s >= FULL_SCORE) > 1
+
+    def position(self, score: float, low: float | None) -> int:
+        """0-based place in board order (ties between equal keys aside)."""
+        ahead = self.higher(score)
+        if score >= FULL_SCORE and low is not None:
+            ahead += bisect.bisect_left(self.lows, low)
+        return ahead
+
+
+def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool) -> Row:
+    user_id, score, ratio, low, high, pseudonym, username, first, last = values
+    rank, shared = ranking.rank(score, low)
+    real = f"{first} {last}".strip() or username
+    return Row(
+        rank,
+        shared,
+        user_id,
+        pseudonym,
+        real if real_names else "",
+        score,
+        ratio,
+        low,
+        high,
+        is_you=user_id == viewer.id,
+    )
+
+
+def _board(entries: QuerySet[Entry], *, viewer: User, page: int, real_names: bool) -> Board:
+    histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
+    ends = list(
+        entries.filter(score__gte=FULL_SCORE, ratio_low__isnull=False).order_by().values_list("ratio_low", "ratio_high")
+    )
+    bounded = [(low, high) for low, high in ends if low is not None and high is not None]
+    ranking = Ranking(histogram, [low for low, _ in bounded], [high for _, high in bounded])
+    pages = max(1, math.ceil(ranking.total / PAGE_SIZE))
+    page = min(max(1, page), pages)
+    start = (page - 1) * PAGE_SIZE
+    rows = [
+        _row(v, ranking, viewer, real_names)
+        for v in entries.order_by(*BOARD_ORDER).values_list(*ROW_FIELDS)[start : start + PAGE_SIZE]
+    ]
+    you = next((r for r in rows if r.is_you), None)
+    your_page = page if you else None
+    if you is None:
+        mine = entries.filter(user_id=viewer.id).values_list(*ROW_FIELDS).first()
+        if mine is not None:
+            you = _row(mine, ranking, viewer, real_names)
+            your_page = ranking.position(you.score, you.low) // PAGE_SIZE + 1
+    return Board(rows, ranking.total, page, pages, you, your_page)
+
+
+def exercise_board(
+    exercise: Exercise, *, viewer: User, page: int = 1, course: Course | None = None, real_names: bool = False
+) -> Board:
+    """The exercise's board, site-wide (without those who hide) or among a course's students."""
+    entries = Entry.objects.filter(exercise_version_id=exercise.current_version_id)
+    if course is None:
+        # Few hide, so excluding their ids keeps the board's index usable (a join would not).
+        hidden = User.objects.filter(hide_from_public_boards=True).exclude(id=viewer.id).values("id")
+        entries = entries.exclude(user_id__in=hidden)
+    else:
+        entries = entries.filter(user_id__in=student_ids(course))
+    return _board(entries, viewer=viewer, page=page, real_names=real_names)
+
+
+def course_board(course: Course, *, viewer: User, page: int = 1, real_names: bool = False) -> Board:
+    """Students by total points over the course's items; equal totals share a rank."""
+    totals = dict(
+        ItemScore.objects.filter(item__assignment__course=course)
+        .values_list("user_id")
+        .annotate(total=Sum(Coalesce("override_points", "points")))
+        .order_by()
+    )
+    students = User.objects.filter(id__in=student_ids(course)).values_list(
+        "id", "pseudonym", "username", "first_name", "last_name"
+    )
+    raw = sorted(
+        ((uid, totals.get(uid) or 0.0, None, None, None, p, u, f, la) for uid, p, u, f, la in students),
+        key=lambda r: (-r[1], r[0]),
+    )
+    histogram: dict[float, int] = {}
+    for r in raw:
+        histogram[r[1]] = histogram.get(r[1], 0) + 1
+    # Points are exact: rank by total alone (no intervals), equal totals share.
+    ranking = Ranking(histogram, [], [])
+    pages = max(1, math.ceil(len(raw) / PAGE_SIZE))
+    page = min(max(1, page), pages)
+    start = (page - 1) * PAGE_SIZE
+
+    def row(values: tuple) -> Row:
+        user_id, total, *_rest, pseudonym, username, first, last = values
+        rank = ranking.higher(total) + 1
+        real = f"{first} {last}".strip() or username
+        return Row(
+            rank,
+            histogram[total] > 1,
+            user_id,
+            pseudonym,
+            real if real_names else "",
+            total,
+            is_you=user_id == viewer.id,
+        )
+
+    rows = [row(r) for r in raw[start : start + PAGE_SIZE]]
+    mine = next((i for i, r in enumerate(raw) if r[0] == viewer.id), None)
+    return Board(
+        rows,
+        len(raw),
+        page,
+        pages,
+        row(raw[mine]) if mine is not None else None,
+        mine // PAGE_SIZE + 1 if mine is not None else None,
+    )
+
+
+def stale_progress(exercise: Exercise) -> tuple[int, int]:
+    """(entries on the current version, all entries): how far a version change's regrade is."""
+    entries = Entry.objects.filter(exercise=exercise)
+    return entries.filter(exercise_version_id=exercise.current_version_id).count(), entries.count()

@@ -1,0 +1,85 @@
+"""Best-per-student rows, updated where a verdict is stored; regrades of stale entries."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.db import transaction
+
+from catalog.models import Exercise
+from grader.performance import overall_ratio
+from grading.models import Submission
+from grading.services import submission_create
+from leaderboards.models import Entry
+
+FULL_SCORE = 1.0 - 1e-9
+
+
+def code_digest(code: str) -> str:
+    """Line endings and trailing blanks do not make code different."""
+    normal = "\n".join(line.rstrip() for line in code.replace("\r\n", "\n").strip().split("\n"))
+    return hashlib.sha256(normal.encode()).hexdigest()
+
+
+def _better(score: float, ratio: float | None, than: Entry) -> bool:
+    if score != than.score:
+        return score > than.score
+    if score >= FULL_SCORE and ratio is not None and than.ratio is not None:
+        return ratio < than.ratio
+    return False
+
+
+def entry_record(submission: Submission) -> None:
+    """Keep the student's best grading of this exercise. Identical code graded again is the
+    same entry (its noise is not re-rolled); a regrade of the entry's own submission replaces it."""
+    version = submission.exercise_version
+    score = submission.score or 0.0
+    perf = overall_ratio(submission.result) if score >= FULL_SCORE else None
+    ratio, low, high = perf or (None, None, None)
+    digest = code_digest(submission.code)
+    fields = dict(
+        exercise_version_id=version.id,
+        submission_id=submission.id,
+        code_digest=digest,
+        score=score,
+        ratio=ratio,
+        ratio_low=low,
+        ratio_high=high,
+        achieved_at=submission.created_at,
+    )
+    Entry.objects.bulk_create(
+        [Entry(user_id=submission.user_id, exercise_id=version.exercise_id, **fields)], ignore_conflicts=True
+    )
+    entry = (
+        Entry.objects.select_for_update()
+        .select_related("exercise_version")
+        .get(user_id=submission.user_id, exercise_id=version.exercise_id)
+    )
+    if entry.submission_id == submission.id:
+        replace = True  # just created, or its own regrade
+    elif entry.exercise_version_id != version.id:
+        replace = version.number > entry.exercise_version.number  # a newer version supersedes
+    elif entry.code_digest == digest:
+        replace = False  # the same code again: the same entry
+    else:
+        replace = _better(score, ratio, entry)
+    if replace:
+        for name, value in fields.items():
+            setattr(entry, name, value)
+        entry.save()
+
+
+def stale_entries_regrade(exercise: Exercise) -> list[int]:
+    """Submit every stale entry's code again under the current version (graded in the
+    background); returns the new submissions' ids, whose progress the board shows."""
+    stale = Entry.objects.filter(exercise=exercise).exclude(exercise_version=exercise.current_version_id)
+    queued = []
+    with transaction.atomic():
+        for entry in stale.select_related("user", "submission"):
+            code = entry.submission.code
+            # Idempotent: the same code already sent under this version is not sent twice.
+            if not Submission.objects.filter(
+                user=entry.user, exercise_version=exercise.current_version_id, code=code
+            ).exists():
+                queued.append(submission_create(user=entry.user, exercise=exercise, code=code).id)
+    return queued

@@ -1,0 +1,87 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from catalog.models import Exercise
+from catalog.selectors import exercises_published
+from courses.selectors import course_for
+from leaderboards.selectors import course_board, exercise_board, stale_progress
+from leaderboards.services import stale_entries_regrade
+
+LIVE_EVERY_S = 5
+
+
+def _title(exercise: Exercise) -> str:
+    return exercise.current_version.title if exercise.current_version else exercise.slug
+
+
+def _page(request) -> int:
+    value = request.GET.get("page", "1")
+    return int(value) if value.isdigit() else 1
+
+
+def _render(request, context: dict):
+    """The whole page, or only the board when htmx polls for a new best."""
+    template = "leaderboards/_board.html" if request.headers.get("HX-Request") else "leaderboards/board.html"
+    return render(request, template, {"live_every_s": LIVE_EVERY_S, **context})
+
+
+@login_required
+def exercise_view(request, slug: str):
+    exercise = get_object_or_404(exercises_published(), slug=slug)
+    board = exercise_board(exercise, viewer=request.user, page=_page(request))
+    current, total = stale_progress(exercise) if request.user.is_instructor else (0, 0)
+    return _render(
+        request,
+        {
+            "exercise": exercise,
+            "board": board,
+            "title": _title(exercise),
+            "regraded": current,
+            "entries": total,
+        },
+    )
+
+
+@login_required
+def exercise_course_view(request, slug: str, pk: int):
+    course, membership = course_for(request.user, pk)
+    exercise = get_object_or_404(exercises_published(), slug=slug)
+    board = exercise_board(
+        exercise, viewer=request.user, page=_page(request), course=course, real_names=membership.is_staff
+    )
+    return _render(
+        request,
+        {
+            "exercise": exercise,
+            "course": course,
+            "membership": membership,
+            "board": board,
+            "title": _title(exercise),
+        },
+    )
+
+
+@login_required
+def course_view(request, pk: int):
+    course, membership = course_for(request.user, pk)
+    board = course_board(course, viewer=request.user, page=_page(request), real_names=membership.is_staff)
+    return _render(
+        request, {"course": course, "membership": membership, "board": board, "title": course.title, "points": True}
+    )
+
+
+@login_required
+@require_POST
+def regrade_stale(request, slug: str):
+    if not request.user.is_instructor:
+        raise Http404
+    exercise = get_object_or_404(exercises_published(), slug=slug)
+    ids = stale_entries_regrade(exercise)
+    messages.success(
+        request, _("%(n)s earlier entries are being graded against the current version.") % {"n": len(ids)}
+    )
+    return redirect("leaderboards:exercise", exercise.slug)
