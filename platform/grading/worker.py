@@ -86,7 +86,7 @@ def submission_grade(*, submission_id: int, final_attempt: bool = True) -> Claim
     if result_is_internal_error(result) and not final_attempt:
         _release(submission_id, attempt)
         raise GradingRetry(f"submission {submission_id}: {result.get('notes')}")
-    _store(submission_id, attempt, result)
+    _store(submission_id, result, attempt=attempt)
     return claim
 
 
@@ -131,12 +131,13 @@ def _release(submission_id: int, attempt: int) -> None:
     )
 
 
-def _store(submission_id: int, attempt: int, result: dict[str, Any]) -> None:
+def _store(submission_id: int, result: dict[str, Any], *, attempt: int | None = None) -> None:
     """Store the verdict and tell receivers (leaderboards, metrics) in the same transaction;
-    then send the student's next submission."""
+    then send the student's next submission. Only the claiming ``attempt`` may store."""
     failed = result_is_internal_error(result)
+    running = Submission.objects.filter(id=submission_id, status=Submission.Status.RUNNING)
     with transaction.atomic():
-        stored = Submission.objects.filter(id=submission_id, status=Submission.Status.RUNNING, attempts=attempt).update(
+        stored = (running if attempt is None else running.filter(attempts=attempt)).update(
             status=Submission.Status.FAILED if failed else Submission.Status.GRADED,
             verdict=result["verdict"],
             score=None if failed else result["score"],
