@@ -23,6 +23,7 @@ run: venv sandbox-tools
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py sync_content
 	$(PY) manage.py sync_quizzes
+	$(PY) manage.py sync_lessons
 	$(PY) manage.py demo_accounts
 	exec $(PY) manage.py serve
 
@@ -32,8 +33,8 @@ test: venv
 
 # Types and lint (configured in pyproject.toml); .ci/run runs it before the tests.
 # Each source root is added here with its settings there (grader/ and sandbox/ are strict).
-LINTED := platform tests/platform
-TYPED := platform
+LINTED := platform tests/platform grader sandbox
+TYPED := platform grader sandbox
 check: venv
 	$(PY) -m ruff check $(LINTED)
 	$(PY) -m mypy $(TYPED)

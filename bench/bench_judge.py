@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader.pipeline import grade
-from grader.spec import DEFAULT_MARGIN, load_exercise
+from grader.host.pipeline import grade
+from grader.host.spec import DEFAULT_MARGIN, load_exercise
 from sandbox import get_sandbox
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from grader.verdict import Verdict
+from grader.host.verdict import Verdict
 
 EXIT_PLATFORM_FAILED = 3
 
@@ -32,9 +32,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from grader.pipeline import grade
-    from grader.spec import SpecError, load_exercise
-    from sandbox import SandboxUnavailable, get_sandbox
+    from grader.host import (
+        SandboxUnavailable,
+        SpecError,
+        get_sandbox,
+        grade,
+        load_exercise,
+    )
 
     try:
         exercise = load_exercise(args.exercise)

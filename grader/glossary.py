@@ -31,7 +31,7 @@ class Term:
     name: dict[str, str]  # preferred term per language
     definition: dict[str, str]
     reject: dict[str, tuple[str, ...]]  # plain variants per language
-    reject_patterns: dict[str, tuple[re.Pattern, ...]]
+    reject_patterns: dict[str, tuple[re.Pattern[str], ...]]
 
 
 def load_glossary(path: Path) -> list[Term]:
@@ -94,7 +94,7 @@ def _texts(path: Path, content_dir: Path) -> Iterator[tuple[str, str, str]]:
     """(where, language, text): one per line of Markdown, one per prose string of TOML."""
     label = path.relative_to(content_dir).as_posix()
     if path.suffix == ".md":
-        language = "zh-hans" if path.name.endswith(".zh-hans.md") else "en"
+        language = "zh-hans" if path.name == "zh-hans.md" or path.name.endswith(".zh-hans.md") else "en"
         prose = _prose(path.read_text(encoding="utf-8"))  # fences span lines: blank them first
         for number, line in enumerate(prose.split("\n"), 1):
             yield f"{label}, line {number}", language, line

@@ -5,6 +5,8 @@
 """
 from __future__ import annotations
 
+from typing import Any
+
 from sandbox.base import (
     OUTPUT_DIR,
     Limits,
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 
-def get_sandbox(name: str, **config: object) -> Sandbox:
+def get_sandbox(name: str, **config: Any) -> Sandbox:
     """The backend called ``name``: "local" (bubblewrap), "docker", or "auto".
 
     "auto" is docker when an engine answers and the image exists, else local.

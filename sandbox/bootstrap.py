@@ -6,7 +6,8 @@ drops every signal that PID 1 has no handler for, SIGKILL and SIGSTOP included, 
 it comes from inside the namespace. So ``kill(-1)``, ``kill(getppid())`` and SIGSTOP
 cannot take the supervisor down, and the host always gets a report.
 
-Protocol, over stdin/stdout (nothing else is shared with the host):
+Protocol, over stdin/stdout (nothing else is shared with the host; the bytes are framed by
+framing.py, which the host puts ahead of this file in the one script a sandbox runs):
 
 1. optionally pre-imports modules (the warm pool's numpy and torch), then writes READY;
 2. reads one job: ``u32 length + JSON {argv, env, limits...}`` then ``u64 length + tar``;
@@ -23,22 +24,19 @@ In the warm pool the job runs in a fork of this already-warm interpreter when ar
 ``python3 -c CODE``, ``python3 -m MODULE`` or ``python3 SCRIPT``, so ``import torch``
 costs nothing; anything else is exec-ed.
 """
-from __future__ import annotations
-
 import ctypes
 import io
-import json
 import os
 import resource
 import selectors
 import signal
 import stat
-import struct
 import sys
 import tarfile
 import time
 
-READY = b"GDREADY\n"
+from sandbox.framing import READY, Job, Report, pack_report, read_job
+
 PIPE_CHUNK = 65536
 POLL_S = 0.05
 PR_SET_DUMPABLE = 4
@@ -68,13 +66,6 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
-
-
-def read_job(fd: int = 0) -> tuple[dict, bytes]:
-    (header_len,) = struct.unpack(">I", _read_exact(fd, 4))
-    job = json.loads(_read_exact(fd, header_len))
-    (tar_len,) = struct.unpack(">Q", _read_exact(fd, 8))
-    return job, _read_exact(fd, tar_len)
 
 
 def unpack_files(tar_bytes: bytes, workdir: str) -> None:
@@ -313,7 +304,7 @@ def _kill_everything(child: int, is_init: bool) -> None:
             pass
 
 
-def supervise(job: dict, warm: bool) -> tuple[dict, bytes, bytes, bytes]:
+def supervise(job: Job, warm: bool) -> tuple[Report, bytes, bytes, bytes]:
     limits = job["limits"]
     workdir = job["workdir"]
     is_init = os.getpid() == 1
@@ -390,7 +381,7 @@ def supervise(job: dict, warm: bool) -> tuple[dict, bytes, bytes, bytes]:
     cpu_s = max(cpu_s, used.ru_utime + used.ru_stime)
     peak, oom_kills = _cgroup_memory()
     files, files_truncated, notes = pack_outputs(os.path.join(workdir, "out"), int(limits["files_bytes"]))
-    report = {
+    report: Report = {
         "exit_code": os.WEXITSTATUS(child_status) if child_status is not None and os.WIFEXITED(child_status) else None,
         "signal": os.WTERMSIG(child_status) if child_status is not None and os.WIFSIGNALED(child_status) else None,
         "stopped_by": stopped_by,
@@ -417,13 +408,11 @@ def main() -> None:
     os.umask(0o077)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     _write_all(1, READY)
-    job, tar_bytes = read_job(0)
+    job, tar_bytes = read_job(lambda n: _read_exact(0, n))
     unpack_files(tar_bytes, job["workdir"])
     del tar_bytes
     report, stdout, stderr, files = supervise(job, warm)
-    report.update(stdout_len=len(stdout), stderr_len=len(stderr), files_len=len(files))
-    header = json.dumps(report).encode()
-    _write_all(1, struct.pack(">I", len(header)) + header + stdout + stderr + files)
+    _write_all(1, pack_report(report, stdout, stderr, files))
     os._exit(0)
 
 

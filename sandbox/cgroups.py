@@ -7,7 +7,6 @@ import time
 import uuid
 from pathlib import Path
 
-
 CPU_PERIOD_US = 100_000
 
 

@@ -14,7 +14,6 @@ what a crashed worker left behind.
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import struct
 import threading
@@ -28,11 +27,10 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import DeviceRequest, LogConfig, Ulimit
 
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
+from sandbox.framing import READY, ProtocolError
 from sandbox.protocol import (
-    BOOTSTRAP_PATH,
+    BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
-    READY,
-    ProtocolError,
     encode_job,
     failed_outcome,
     outcome_from_report,
@@ -43,7 +41,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_IMAGE = "graphdojo-sandbox:latest"
 SANDBOX_PYTHON = "/opt/venv/bin/python3"
-BOOTSTRAP_SOURCE = BOOTSTRAP_PATH.read_text()
 WORKDIR = "/job"
 LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"
@@ -148,7 +145,7 @@ class _Attached:
             self.socket.settimeout(min(remaining, 1.0))
             try:
                 chunk = self.socket.recv(65536)
-            except (socket.timeout, BlockingIOError):
+            except (TimeoutError, BlockingIOError):
                 continue
             except OSError:
                 chunk = b""
@@ -430,10 +427,6 @@ class WarmPool:
         """The containers waiting for a job (docker SDK objects)."""
         with self._lock:
             return [attached.container for queue in self._ready.values() for attached in queue]
-
-    def ready_count(self) -> int:
-        with self._lock:
-            return sum(len(q) for q in self._ready.values())
 
     def wait_ready(self, timeout: float = POOL_READY_TIMEOUT_S) -> bool:
         """Block until every shape has ``size`` ready containers (for tests and benchmarks)."""

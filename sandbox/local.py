@@ -47,11 +47,10 @@ from pathlib import Path
 from sandbox import seccomp
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
 from sandbox.cgroups import RunCgroup, remove_stale
+from sandbox.framing import READY, ProtocolError
 from sandbox.protocol import (
-    BOOTSTRAP_PATH,
+    BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
-    READY,
-    ProtocolError,
     encode_job,
     failed_outcome,
     outcome_from_report,
@@ -59,8 +58,6 @@ from sandbox.protocol import (
 )
 
 WORKDIR = "/job"
-# Read once: a worker keeps speaking the protocol it was started with.
-BOOTSTRAP_SOURCE = BOOTSTRAP_PATH.read_text()
 UNISOLATED_NOTE = "unisolated development mode: no isolation"
 STARTUP_GRACE_S = 10.0
 CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL")

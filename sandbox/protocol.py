@@ -1,31 +1,39 @@
 """The host's half of the bootstrap protocol (see bootstrap.py): jobs out, reports in.
 
-Everything that comes back from a sandbox is read with a byte budget and parsed
-defensively: a hostile program may have written anything on the way.
+The bytes on the wire are framed by framing.py, which both halves use. Everything that
+comes back from a sandbox is read with a byte budget and parsed defensively: a hostile
+program may have written anything on the way.
 """
 from __future__ import annotations
 
 import io
-import json
 import signal as signals
-import struct
 import tarfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sandbox.base import OUTPUT_DIR, Limits, Outcome
+from sandbox.base import OUTPUT_DIR, Limits, Outcome, Status
+from sandbox.framing import REPORT_HEADER_MAX, JobLimits, pack_job, split_report
 
-BOOTSTRAP_PATH = Path(__file__).with_name("bootstrap.py")
-READY = b"GDREADY\n"
-REPORT_HEADER_MAX = 64 * 1024
+# The one script every sandbox runs (python -I -c): framing.py installed as the module
+# sandbox.framing, then bootstrap.py, which imports it. Read once: a worker keeps
+# speaking the protocol it was started with.
+_PRELUDE = """\
+import sys as _sys, types as _types
+_package = _types.ModuleType("sandbox")
+_package.__path__ = []
+_framing = _types.ModuleType("sandbox.framing")
+exec(compile({source!r}, "sandbox/framing.py", "exec"), _framing.__dict__)
+_sys.modules.update({{"sandbox": _package, "sandbox.framing": _framing}})
+del _sys, _types, _package, _framing
+"""
+BOOTSTRAP_SOURCE = _PRELUDE.format(source=Path(__file__).with_name("framing.py").read_text()) + Path(
+    __file__
+).with_name("bootstrap.py").read_text()
 SIGXCPU = int(signals.SIGXCPU)
 # Wall clock granted beyond limits.wall_s before the host kills the sandbox itself: the
 # bootstrap normally stops the program first and reports it.
 HOST_GRACE_S = 5.0
-
-
-class ProtocolError(Exception):
-    """The sandbox did not answer in the bootstrap's format."""
 
 
 def encode_job(
@@ -34,24 +42,17 @@ def encode_job(
     limits: Limits,
     env: Mapping[str, str],
     workdir: str,
-    extra_limits: Mapping[str, int] | None = None,
+    extra_limits: JobLimits | None = None,
 ) -> bytes:
-    job = {
-        "argv": list(argv),
-        "env": dict(env),
-        "workdir": workdir,
-        "limits": {
-            "cpu_s": limits.cpu_s,
-            "wall_s": limits.wall_s,
-            "output_bytes": limits.output_bytes,
-            "files_bytes": limits.files_bytes,
-            "file_bytes": limits.tmpfs_mb * 1024 * 1024,
-            **(extra_limits or {}),
-        },
+    job_limits: JobLimits = {
+        "cpu_s": limits.cpu_s,
+        "wall_s": limits.wall_s,
+        "output_bytes": limits.output_bytes,
+        "files_bytes": limits.files_bytes,
+        "file_bytes": limits.tmpfs_mb * 1024 * 1024,
+        **(extra_limits or {}),
     }
-    header = json.dumps(job).encode()
-    archive = tar_of(files)
-    return struct.pack(">I", len(header)) + header + struct.pack(">Q", len(archive)) + archive
+    return pack_job({"argv": list(argv), "env": dict(env), "workdir": workdir, "limits": job_limits}, tar_of(files))
 
 
 def tar_of(files: Mapping[str, bytes]) -> bytes:
@@ -69,26 +70,6 @@ def report_budget(limits: Limits) -> int:
     return REPORT_HEADER_MAX + 2 * limits.output_bytes + 2 * limits.files_bytes + 1024 * 1024
 
 
-def split_report(data: bytes) -> tuple[dict, bytes, bytes, bytes]:
-    """Cut a bootstrap report (bytes after READY) into header, stdout, stderr, files tar."""
-    if len(data) < 4:
-        raise ProtocolError("the sandbox ended without a report")
-    (header_len,) = struct.unpack(">I", data[:4])
-    if header_len > REPORT_HEADER_MAX or len(data) < 4 + header_len:
-        raise ProtocolError("the sandbox's report header is cut or too large")
-    try:
-        report = json.loads(data[4:4 + header_len])
-        sizes = [int(report[k]) for k in ("stdout_len", "stderr_len", "files_len")]
-    except (ValueError, KeyError, TypeError) as error:
-        raise ProtocolError(f"unreadable report header: {error}") from None
-    body = data[4 + header_len:]
-    if any(n < 0 for n in sizes) or sum(sizes) != len(body):
-        raise ProtocolError("the sandbox's report body does not match its header")
-    stdout = body[:sizes[0]]
-    stderr = body[sizes[0]:sizes[0] + sizes[1]]
-    return report, stdout, stderr, body[sizes[0] + sizes[1]:]
-
-
 def files_from_tar(tar_bytes: bytes, cap: int) -> tuple[dict[str, bytes], bool]:
     """Regular files from the output tar, at most ``cap`` bytes; links and odd names dropped."""
     files: dict[str, bytes] = {}
@@ -104,7 +85,10 @@ def files_from_tar(tar_bytes: bytes, cap: int) -> tuple[dict[str, bytes], bool]:
                 if used + member.size > cap:
                     truncated = True
                     continue
-                files[f"{OUTPUT_DIR}/{member.name}"] = archive.extractfile(member).read()
+                content = archive.extractfile(member)
+                if content is None:
+                    continue
+                files[f"{OUTPUT_DIR}/{member.name}"] = content.read()
                 used += member.size
     except tarfile.TarError:
         truncated = True
@@ -133,6 +117,7 @@ def outcome_from_report(
     if not killed_by_oom and memory_by_rlimit and b"MemoryError" in stderr[-4096:]:
         killed_by_oom = True  # no memory cgroup: an RLIMIT_AS allocation failure
     stopped_by = report.get("stopped_by")
+    status: Status
     if stopped_by in ("cpu", "wall") or signal == SIGXCPU:  # SIGXCPU: RLIMIT_CPU, the per-process backstop
         status = "timeout"
     elif killed_by_oom:
@@ -163,7 +148,7 @@ def outcome_from_report(
     )
 
 
-def failed_outcome(status: str, backend: str, wall_s: float, notes: Sequence[str]) -> Outcome:
+def failed_outcome(status: Status, backend: str, wall_s: float, notes: Sequence[str]) -> Outcome:
     """An outcome for a sandbox that gave no report (killed by the host, or broken)."""
     return Outcome(
         status=status, exit_code=None, signal=None, stdout=b"", stderr=b"",

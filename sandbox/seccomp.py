@@ -50,7 +50,7 @@ def supported() -> bool:
 def filter_program() -> bytes:
     """The compiled filter (struct sock_filter[]), as bwrap's ``--seccomp`` reads it."""
     deny, enosys = "deny", "enosys"
-    code: list[tuple[int, object, object, int]] = [
+    code: list[tuple[int, int | str, int | str, int]] = [
         (LD_W_ABS, 0, 0, OFFSET_ARCH),
         (JEQ, 0, "kill", AUDIT_ARCH_X86_64),
         (LD_W_ABS, 0, 0, OFFSET_NR),
@@ -72,7 +72,7 @@ def filter_program() -> bytes:
     where = {label: len(code) + i for i, label in enumerate(returns)}
     code += list(returns.values())
 
-    def offset(target: object, at: int) -> int:
+    def offset(target: int | str, at: int) -> int:
         if isinstance(target, int):
             return target
         jump = where[target] - at - 1

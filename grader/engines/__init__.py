@@ -9,11 +9,33 @@ Pure Python and numpy; nothing here imports Django, so it runs inside the sandbo
 """
 from . import functional as F
 from .dynamic import Tensor, enable_grad, grad, is_grad_enabled, no_grad, tensor
-from .errors import (CycleError, EngineError, FreedGraphError, GradientError, GraphError, GraphFrozenError,
-                     MissingInputError, NoValueError, ShapeError, SourceLocation, TracerError)
+from .errors import (
+    CycleError,
+    EngineError,
+    FreedGraphError,
+    GradientError,
+    GraphError,
+    GraphFrozenError,
+    MissingInputError,
+    NoValueError,
+    ShapeError,
+    SourceLocation,
+    TracerError,
+)
 from .ops import OPS, OpDef, describe_ops, get_op
-from .static import (Executable, Graph, Node, Program, compile, constant, get_default_graph, gradients,
-                     placeholder, reset_default_graph, variable)
+from .static import (
+    Executable,
+    Graph,
+    Node,
+    Program,
+    compile,
+    constant,
+    get_default_graph,
+    gradients,
+    placeholder,
+    reset_default_graph,
+    variable,
+)
 from .tracer import TracedFunction, jit, trace
 
 __all__ = [

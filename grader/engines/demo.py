@@ -10,6 +10,8 @@ A one-neuron classifier (w=2, x=5, b=-2; pred = 1 when w*x + b >= 0) computed tw
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import functional as F
@@ -60,7 +62,7 @@ def run_dynamic() -> int:
     return pred
 
 
-def neuron(w, x, b):
+def neuron(w: Any, x: Any, b: Any) -> Any:
     """Eager-style code with a Python `if` on a value: fine eagerly, refused by the tracer."""
     z = w * x + b
     if z >= 0:
@@ -75,7 +77,7 @@ def run_tracer() -> None:
     except TracerError as exc:
         print(f"[refused] {exc}")
 
-    def branch_free(w, x, b):
+    def branch_free(w: Any, x: Any, b: Any) -> Any:
         return F.where(w * x + b >= 0, 1, 0)
 
     traced = trace(branch_free, np.int64(2), np.int64(5), np.int64(-2))

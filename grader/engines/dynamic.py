@@ -11,11 +11,12 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
-from . import functional
+from . import events, functional
 from .errors import FreedGraphError, GradientError, ShapeError, SourceLocation, user_location
 from .functional import TensorLike
 from .ops import OpDef, OpRuleError, get_op, is_scalar, partner_dtype, scalar_dtype
@@ -31,7 +32,7 @@ _grad_mode = _GradMode()
 class no_grad(contextlib.ContextDecorator):
     """Inside this block (or decorated function) ops record nothing on the tape."""
 
-    def __enter__(self) -> "no_grad":
+    def __enter__(self) -> no_grad:
         self._previous = _grad_mode.enabled
         _grad_mode.enabled = False
         return self
@@ -43,7 +44,7 @@ class no_grad(contextlib.ContextDecorator):
 class enable_grad(contextlib.ContextDecorator):
     """Switch recording back on inside a ``no_grad`` block."""
 
-    def __enter__(self) -> "enable_grad":
+    def __enter__(self) -> enable_grad:
         self._previous = _grad_mode.enabled
         _grad_mode.enabled = True
         return self
@@ -61,8 +62,8 @@ class TapeNode:
 
     __slots__ = ("op", "inputs", "attrs", "needs", "saved", "output", "hooks", "freed_by")
 
-    def __init__(self, op: OpDef, inputs: tuple, attrs: dict, needs: tuple[bool, ...],
-                 saved: tuple, output: "Tensor") -> None:
+    def __init__(self, op: OpDef, inputs: tuple[Any, ...], attrs: dict[str, Any], needs: tuple[bool, ...],
+                 saved: tuple[Any, ...], output: Tensor) -> None:
         self.op = op
         self.inputs = inputs          # the operands (Tensors or arrays), kept for the topology
         self.attrs = attrs
@@ -70,7 +71,7 @@ class TapeNode:
         self.saved = saved            # (input arrays, output array): what the vjp reads
         # weak, because the output owns this node; consumers keep the output alive anyway
         self.output = weakref.ref(output)
-        self.hooks: list[Callable] = []
+        self.hooks: list[Callable[..., Any]] = []
         self.freed_by: SourceLocation | None = None
 
     def __repr__(self) -> str:
@@ -80,7 +81,7 @@ class TapeNode:
 class RemovableHandle:
     """Returned by ``register_hook``; ``remove()`` takes the hook off again."""
 
-    def __init__(self, hooks: list, hook: Callable) -> None:
+    def __init__(self, hooks: list[Any], hook: Callable[..., Any]) -> None:
         self._hooks, self._hook = hooks, hook
 
     def remove(self) -> None:
@@ -94,6 +95,7 @@ class Tensor(TensorLike):
 
     __slots__ = ("data", "requires_grad", "grad", "_node", "_hooks", "name", "__weakref__")
     _priority = 1
+    data: np.ndarray
 
     def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = None, name: str | None = None) -> None:
         if isinstance(data, Tensor):
@@ -107,12 +109,12 @@ class Tensor(TensorLike):
         self.requires_grad = bool(requires_grad)
         self.grad: Tensor | None = None
         self._node: TapeNode | None = None
-        self._hooks: list[Callable] = []
+        self._hooks: list[Callable[..., Any]] = []
         self.name = name
 
     # the dispatcher -------------------------------------------------------------------------
     @classmethod
-    def _apply(cls, op: OpDef, args: Sequence[Any], attrs: dict) -> "Tensor":
+    def _apply(cls, op: OpDef, args: Sequence[Any], attrs: dict[str, Any]) -> Tensor:
         arrays: list[np.ndarray] = []
         wants_grad = False
         has_scalar = False
@@ -154,6 +156,10 @@ class Tensor(TensorLike):
         else:
             out.requires_grad = False
             out._node = None
+        if events.listener is not None:
+            events.listener({"engine": "eager", "kind": "op", "op": op.name, "output": id(out),
+                             "inputs": [id(a) if isinstance(a, Tensor) else events.value_summary(a) for a in args],
+                             "value": events.value_summary(data), "taped": out._node is not None})
         return out
 
     # plain data access -------------------------------------------------------------------
@@ -188,16 +194,16 @@ class Tensor(TensorLike):
     def item(self) -> Any:
         return self.data.item()
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         return Tensor(self.data)
 
-    def requires_grad_(self, flag: bool = True) -> "Tensor":
+    def requires_grad_(self, flag: bool = True) -> Tensor:
         if not self.is_leaf:
             raise GradientError("requires_grad_() only works on leaf tensors; use detach() first")
         self.requires_grad = flag
         return self
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         return self.data if dtype is None else self.data.astype(dtype)
 
     def __bool__(self) -> bool:
@@ -218,7 +224,7 @@ class Tensor(TensorLike):
         return f"Tensor({np.array2string(self.data, separator=', ')}{extra})"
 
     # autograd --------------------------------------------------------------------------
-    def register_hook(self, hook: Callable[["Tensor"], "Tensor | None"]) -> RemovableHandle:
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Call `hook(grad)` when this tensor's gradient is ready; a returned tensor replaces it."""
         if not self.requires_grad:
             raise GradientError("cannot register a hook on a tensor that does not require grad")
@@ -265,10 +271,14 @@ functional.set_default_engine(Tensor)
 
 def tensor(data: Any, requires_grad: bool = False, dtype: Any = None, name: str | None = None) -> Tensor:
     """Make a leaf tensor (numpy dtype rules: Python floats become float64 unless `dtype` says)."""
-    return Tensor(data, requires_grad=requires_grad, dtype=dtype, name=name)
+    leaf = Tensor(data, requires_grad=requires_grad, dtype=dtype, name=name)
+    if events.listener is not None:
+        events.listener({"engine": "eager", "kind": "tensor", "output": id(leaf), "name": name,
+                         "value": events.value_summary(leaf.data), "requires_grad": leaf.requires_grad})
+    return leaf
 
 
-def _eager_error(op: OpDef, arrays: list, attrs: dict, exc: Exception) -> Exception:
+def _eager_error(op: OpDef, arrays: list[Any], attrs: dict[str, Any], exc: Exception) -> Exception:
     shapes = ", ".join(str(getattr(a, "shape", ())) for a in arrays)
     where = user_location()
     return ShapeError(f"{op.name} at {where.describe()}: {exc} (operand shapes {shapes})")
@@ -306,7 +316,8 @@ class _TensorEmitter:
 
     @staticmethod
     def apply(name: str, *args: Any, **attrs: Any) -> Tensor:
-        return functional.apply(name, *args, **attrs)
+        tensor: Tensor = functional.apply(name, *args, **attrs)
+        return tensor
 
     @staticmethod
     def shape(value: Any) -> tuple[int, ...]:
@@ -337,7 +348,7 @@ def _topological_order(root: TapeNode) -> list[TapeNode]:
     return order
 
 
-def _accumulate(store: dict, key: int, grad: Any) -> None:
+def _accumulate(store: dict[int, Any], key: int, grad: Any) -> None:
     previous = store.get(key)
     store[key] = grad if previous is None else previous + grad
 
@@ -375,13 +386,20 @@ def run_backward(root: Tensor, grad: np.ndarray, retain_graph: bool | None = Non
                         f"(at {node.freed_by}) freed the values it saved. Pass retain_graph=True to the "
                         f"first backward() to go through the graph twice, or recompute the forward pass.")
                 if create_graph:
-                    xs = [a if isinstance(a, Tensor) else Tensor(arr) for a, arr in zip(node.inputs, node.saved[0])]
+                    saved_inputs = zip(node.inputs, node.saved[0], strict=True)
+                    xs = [a if isinstance(a, Tensor) else Tensor(arr) for a, arr in saved_inputs]
                     out = node.output()
                     out = out if out is not None else Tensor(node.saved[1])
                 else:
                     xs, out = node.saved
+                assert node.op.vjp is not None  # only differentiable ops are recorded with needs
                 input_grads = node.op.vjp(emitter, g, xs, out, node.needs, **node.attrs)
-                for tensor_in, needed, gi in zip(node.inputs, node.needs, input_grads):
+                if events.listener is not None:
+                    output = node.output()
+                    events.listener({"engine": "eager", "kind": "backward", "op": node.op.name,
+                                     "output": id(output) if output is not None else None,
+                                     "grad": events.value_summary(g.data if isinstance(g, Tensor) else g)})
+                for tensor_in, needed, gi in zip(node.inputs, node.needs, input_grads, strict=True):
                     if not needed or gi is None:
                         continue
                     if tensor_in._node is not None:
@@ -400,12 +418,11 @@ def run_backward(root: Tensor, grad: np.ndarray, retain_graph: bool | None = Non
         g = g if isinstance(g, Tensor) else Tensor(g)
         results[key] = (leaf, g)
         if store:
-            leaf.grad = g if leaf.grad is None else (
-                leaf.grad + g if create_graph else Tensor(leaf.grad.data + g.data))
+            leaf.grad = g if leaf.grad is None else (leaf.grad + g if create_graph else Tensor(leaf.grad.data + g.data))
     return results
 
 
-def _run_hook(hook: Callable, grad: Any, create_graph: bool) -> Any:
+def _run_hook(hook: Callable[..., Any], grad: Any, create_graph: bool) -> Any:
     as_tensor = grad if isinstance(grad, Tensor) else Tensor(grad)
     replaced = hook(as_tensor)
     if replaced is None:
@@ -415,8 +432,13 @@ def _run_hook(hook: Callable, grad: Any, create_graph: bool) -> Any:
     return replaced.data if isinstance(replaced, Tensor) else np.asarray(replaced)
 
 
-def grad(outputs: Tensor, inputs: Iterable[Tensor], grad_outputs: Any = None,
-         retain_graph: bool | None = None, create_graph: bool = False) -> list[Tensor]:
+def grad(
+    outputs: Tensor,
+    inputs: Iterable[Tensor],
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+) -> list[Tensor]:
     """Gradients of `outputs` with respect to the leaf tensors `inputs`; no ``.grad`` is touched."""
     inputs = list(inputs)
     if not outputs.requires_grad:
@@ -430,5 +452,14 @@ def grad(outputs: Tensor, inputs: Iterable[Tensor], grad_outputs: Any = None,
     return [found[id(t)][1] if id(t) in found else Tensor(np.zeros_like(t.data)) for t in inputs]
 
 
-__all__ = ["Tensor", "TapeNode", "tensor", "no_grad", "enable_grad", "is_grad_enabled", "grad",
-           "run_backward", "RemovableHandle"]
+__all__ = [
+    "Tensor",
+    "TapeNode",
+    "tensor",
+    "no_grad",
+    "enable_grad",
+    "is_grad_enabled",
+    "grad",
+    "run_backward",
+    "RemovableHandle",
+]

@@ -9,6 +9,8 @@ import linecache
 import os
 import sys
 from dataclasses import dataclass
+from types import FrameType
+from typing import Any
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -28,7 +30,7 @@ class SourceLocation:
         """``file:line (`code`)`` for error messages."""
         return f"{self}" + (f" (`{self.code}`)" if self.code else "")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"file": self.filename, "line": self.lineno, "code": self.code}
 
 
@@ -39,7 +41,7 @@ _USER_CODE_IN_PACKAGE = {"demo.py"}
 
 def user_location() -> SourceLocation:
     """The innermost stack frame that does not belong to the engines package."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
         path = os.path.abspath(filename)

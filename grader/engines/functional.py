@@ -8,7 +8,8 @@ what lets the tracer run code written for the eager engine.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,52 +33,56 @@ class TensorLike:
     __array_ufunc__ = None
 
     @classmethod
-    def _apply(cls, op: OpDef, args: Sequence[Any], attrs: dict) -> "TensorLike":
+    def _apply(cls, op: OpDef, args: Sequence[Any], attrs: dict[str, Any]) -> TensorLike:
         raise NotImplementedError
 
     # arithmetic -----------------------------------------------------------------------
-    def __add__(self, other): return apply("add", self, other)
-    def __radd__(self, other): return apply("add", other, self)
-    def __sub__(self, other): return apply("sub", self, other)
-    def __rsub__(self, other): return apply("sub", other, self)
-    def __mul__(self, other): return apply("mul", self, other)
-    def __rmul__(self, other): return apply("mul", other, self)
-    def __truediv__(self, other): return apply("div", self, other)
-    def __rtruediv__(self, other): return apply("div", other, self)
-    def __pow__(self, other): return apply("pow", self, other)
-    def __rpow__(self, other): return apply("pow", other, self)
-    def __matmul__(self, other): return apply("matmul", self, other)
-    def __rmatmul__(self, other): return apply("matmul", other, self)
-    def __neg__(self): return apply("neg", self)
-    def __pos__(self): return self
+    def __add__(self, other: Any) -> Any: return apply("add", self, other)
+    def __radd__(self, other: Any) -> Any: return apply("add", other, self)
+    def __sub__(self, other: Any) -> Any: return apply("sub", self, other)
+    def __rsub__(self, other: Any) -> Any: return apply("sub", other, self)
+    def __mul__(self, other: Any) -> Any: return apply("mul", self, other)
+    def __rmul__(self, other: Any) -> Any: return apply("mul", other, self)
+    def __truediv__(self, other: Any) -> Any: return apply("div", self, other)
+    def __rtruediv__(self, other: Any) -> Any: return apply("div", other, self)
+    def __pow__(self, other: Any) -> Any: return apply("pow", self, other)
+    def __rpow__(self, other: Any) -> Any: return apply("pow", other, self)
+    def __matmul__(self, other: Any) -> Any: return apply("matmul", self, other)
+    def __rmatmul__(self, other: Any) -> Any: return apply("matmul", other, self)
+    def __neg__(self) -> Any: return apply("neg", self)
+    def __pos__(self) -> Any: return self
     # comparisons build boolean values; == stays identity so values can live in sets and dicts
-    def __gt__(self, other): return apply("greater", self, other)
-    def __ge__(self, other): return apply("greater_equal", self, other)
-    def __lt__(self, other): return apply("less", self, other)
-    def __le__(self, other): return apply("less_equal", self, other)
+    def __gt__(self, other: Any) -> Any: return apply("greater", self, other)
+    def __ge__(self, other: Any) -> Any: return apply("greater_equal", self, other)
+    def __lt__(self, other: Any) -> Any: return apply("less", self, other)
+    def __le__(self, other: Any) -> Any: return apply("less_equal", self, other)
     __hash__ = object.__hash__
 
     # methods ----------------------------------------------------------------------------
-    def exp(self): return apply("exp", self)
-    def log(self): return apply("log", self)
-    def tanh(self): return apply("tanh", self)
-    def sigmoid(self): return apply("sigmoid", self)
-    def relu(self): return apply("relu", self)
-    def sum(self, axis=None, keepdims: bool = False): return apply("sum", self, axis=axis, keepdims=keepdims)
-    def mean(self, axis=None, keepdims: bool = False): return apply("mean", self, axis=axis, keepdims=keepdims)
-    def max(self, axis=None, keepdims: bool = False): return apply("max", self, axis=axis, keepdims=keepdims)
-    def reshape(self, *shape): return apply("reshape", self, shape=_shape_arg(shape))
-    def transpose(self, *axes): return apply("transpose", self, axes=_shape_arg(axes) if axes else None)
-    def broadcast_to(self, shape): return apply("broadcast_to", self, shape=tuple(shape))
-    def astype(self, dtype): return apply("cast", self, dtype=np.dtype(dtype).name)
-    def softmax(self, axis: int = -1): return softmax(self, axis)
-    def log_softmax(self, axis: int = -1): return log_softmax(self, axis)
+    def exp(self) -> Any: return apply("exp", self)
+    def log(self) -> Any: return apply("log", self)
+    def tanh(self) -> Any: return apply("tanh", self)
+    def sigmoid(self) -> Any: return apply("sigmoid", self)
+    def relu(self) -> Any: return apply("relu", self)
+    def sum(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return apply("sum", self, axis=axis, keepdims=keepdims)
+    def mean(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return apply("mean", self, axis=axis, keepdims=keepdims)
+    def max(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return apply("max", self, axis=axis, keepdims=keepdims)
+    def reshape(self, *shape: Any) -> Any: return apply("reshape", self, shape=_shape_arg(shape))
+    def transpose(self, *axes: Any) -> Any: return apply("transpose", self, axes=_shape_arg(axes) if axes else None)
+    def broadcast_to(self, shape: Any) -> Any: return apply("broadcast_to", self, shape=tuple(shape))
+    def astype(self, dtype: Any) -> Any: return apply("cast", self, dtype=np.dtype(dtype).name)
+    def softmax(self, axis: int = -1) -> Any: return softmax(self, axis)
+    def log_softmax(self, axis: int = -1) -> Any: return log_softmax(self, axis)
 
     @property
-    def T(self): return apply("transpose", self, axes=None)
+    def T(self) -> Any:
+        return apply("transpose", self, axes=None)
 
 
-def _shape_arg(shape: tuple) -> tuple:
+def _shape_arg(shape: tuple[Any, ...]) -> tuple[Any, ...]:
     # reshape(2, 3) and reshape((2, 3)) both work, as in numpy and torch
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return tuple(shape[0])
@@ -95,57 +100,58 @@ def apply(name: str, *args: Any, **attrs: Any) -> Any:
                 engine = kind
     if engine is None:
         engine = _default_engine
+    if engine is None:
+        raise RuntimeError("no engine is loaded: import grader.engines first")
     return engine._apply(op, args, attrs)
 
 
 # primitives ---------------------------------------------------------------------------
-def add(a, b): return apply("add", a, b)
-def sub(a, b): return apply("sub", a, b)
-def mul(a, b): return apply("mul", a, b)
-def div(a, b): return apply("div", a, b)
-def neg(a): return apply("neg", a)
-def pow(a, b): return apply("pow", a, b)  # noqa: A001 - mirrors numpy's name
-def exp(a): return apply("exp", a)
-def log(a): return apply("log", a)
-def tanh(a): return apply("tanh", a)
-def sigmoid(a): return apply("sigmoid", a)
-def relu(a): return apply("relu", a)
-def matmul(a, b): return apply("matmul", a, b)
-def maximum(a, b): return apply("maximum", a, b)
-def where(cond, a, b): return apply("where", cond, a, b)
-def greater(a, b): return apply("greater", a, b)
-def greater_equal(a, b): return apply("greater_equal", a, b)
-def less(a, b): return apply("less", a, b)
-def less_equal(a, b): return apply("less_equal", a, b)
-def equal(a, b): return apply("equal", a, b)
-def cast(a, dtype): return apply("cast", a, dtype=np.dtype(dtype).name)
-def sum(a, axis=None, keepdims: bool = False): return apply("sum", a, axis=axis, keepdims=keepdims)  # noqa: A001
-def mean(a, axis=None, keepdims: bool = False): return apply("mean", a, axis=axis, keepdims=keepdims)
-def max(a, axis=None, keepdims: bool = False): return apply("max", a, axis=axis, keepdims=keepdims)  # noqa: A001
-def reshape(a, shape): return apply("reshape", a, shape=tuple(shape))
-def transpose(a, axes=None): return apply("transpose", a, axes=axes)
-def broadcast_to(a, shape): return apply("broadcast_to", a, shape=tuple(shape))
-def sum_to(a, shape): return apply("sum_to", a, shape=tuple(shape))
+def add(a: Any, b: Any) -> Any: return apply("add", a, b)
+def sub(a: Any, b: Any) -> Any: return apply("sub", a, b)
+def mul(a: Any, b: Any) -> Any: return apply("mul", a, b)
+def div(a: Any, b: Any) -> Any: return apply("div", a, b)
+def neg(a: Any) -> Any: return apply("neg", a)
+def pow(a: Any, b: Any) -> Any: return apply("pow", a, b)  # noqa: A001 - mirrors numpy's name
+def exp(a: Any) -> Any: return apply("exp", a)
+def log(a: Any) -> Any: return apply("log", a)
+def tanh(a: Any) -> Any: return apply("tanh", a)
+def sigmoid(a: Any) -> Any: return apply("sigmoid", a)
+def relu(a: Any) -> Any: return apply("relu", a)
+def matmul(a: Any, b: Any) -> Any: return apply("matmul", a, b)
+def maximum(a: Any, b: Any) -> Any: return apply("maximum", a, b)
+def where(cond: Any, a: Any, b: Any) -> Any: return apply("where", cond, a, b)
+def greater(a: Any, b: Any) -> Any: return apply("greater", a, b)
+def greater_equal(a: Any, b: Any) -> Any: return apply("greater_equal", a, b)
+def less(a: Any, b: Any) -> Any: return apply("less", a, b)
+def less_equal(a: Any, b: Any) -> Any: return apply("less_equal", a, b)
+def equal(a: Any, b: Any) -> Any: return apply("equal", a, b)
+def cast(a: Any, dtype: Any) -> Any: return apply("cast", a, dtype=np.dtype(dtype).name)
+def sum(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    return apply("sum", a, axis=axis, keepdims=keepdims)  # noqa: A001
+def mean(a: Any, axis: Any = None, keepdims: bool = False) -> Any: return apply("mean", a, axis=axis, keepdims=keepdims)
+def max(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    return apply("max", a, axis=axis, keepdims=keepdims)  # noqa: A001
+def reshape(a: Any, shape: Any) -> Any: return apply("reshape", a, shape=tuple(shape))
+def transpose(a: Any, axes: Any = None) -> Any: return apply("transpose", a, axes=axes)
+def broadcast_to(a: Any, shape: Any) -> Any: return apply("broadcast_to", a, shape=tuple(shape))
+def sum_to(a: Any, shape: Any) -> Any: return apply("sum_to", a, shape=tuple(shape))
 
 
 # composites: built from primitives, so both engines and both derivatives come for free ---
-def logsumexp(x, axis: int = -1, keepdims: bool = False):
+def logsumexp(x: Any, axis: int = -1, keepdims: bool = False) -> Any:
     """log(sum(exp(x))) without overflow: the max is subtracted first."""
     peak = max(x, axis=axis, keepdims=True)
     total = log(sum(exp(x - peak), axis=axis, keepdims=True)) + peak
     return total if keepdims else reshape(total, _drop_axis(_shape_of(total), axis))
 
 
-def log_softmax(x, axis: int = -1):
-    return x - logsumexp(x, axis=axis, keepdims=True)
-
-
-def softmax(x, axis: int = -1):
+def log_softmax(x: Any, axis: int = -1) -> Any: return x - logsumexp(x, axis=axis, keepdims=True)
+def softmax(x: Any, axis: int = -1) -> Any:
     shifted = exp(x - max(x, axis=axis, keepdims=True))
     return shifted / sum(shifted, axis=axis, keepdims=True)
 
 
-def cross_entropy(logits, target, axis: int = -1):
+def cross_entropy(logits: Any, target: Any, axis: int = -1) -> Any:
     """Mean cross-entropy between logits and `target`: one-hot/probabilities, or integer class ids."""
     if isinstance(target, (np.ndarray, list, tuple)) and np.asarray(target).dtype.kind in "iu":
         target = one_hot(np.asarray(target), _shape_of(logits)[axis], _dtype_of(logits))
@@ -154,25 +160,49 @@ def cross_entropy(logits, target, axis: int = -1):
 
 
 def one_hot(labels: np.ndarray, classes: int, dtype: Any = np.float32) -> np.ndarray:
-    return np.eye(classes, dtype=dtype)[np.asarray(labels)]
+    return np.asarray(np.eye(classes, dtype=dtype)[np.asarray(labels)])
 
 
-def _shape_of(x) -> tuple:
-    return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
-
-
-def _dtype_of(x) -> np.dtype:
-    return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
-
-
-def _drop_axis(shape: tuple, axis: int) -> tuple:
+def _shape_of(x: Any) -> tuple[Any, ...]: return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
+def _dtype_of(x: Any) -> np.dtype: return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
+def _drop_axis(shape: tuple[Any, ...], axis: int) -> tuple[Any, ...]:
     axis %= len(shape)
-    return shape[:axis] + shape[axis + 1:]
+    return shape[:axis] + shape[axis + 1 :]
 
 
 __all__ = [
-    "TensorLike", "apply", "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "tanh", "sigmoid",
-    "relu", "matmul", "maximum", "where", "greater", "greater_equal", "less", "less_equal", "equal",
-    "cast", "sum", "mean", "max", "reshape", "transpose", "broadcast_to", "sum_to", "logsumexp",
-    "log_softmax", "softmax", "cross_entropy", "one_hot",
+    "TensorLike",
+    "apply",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "neg",
+    "pow",
+    "exp",
+    "log",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "matmul",
+    "maximum",
+    "where",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "equal",
+    "cast",
+    "sum",
+    "mean",
+    "max",
+    "reshape",
+    "transpose",
+    "broadcast_to",
+    "sum_to",
+    "logsumexp",
+    "log_softmax",
+    "softmax",
+    "cross_entropy",
+    "one_hot",
 ]

@@ -16,9 +16,10 @@ primitives in :mod:`grader.engines.functional`, so they need no rule of their ow
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -46,17 +47,17 @@ class OpDef:
     name: str
     arity: int
     forward: Callable[..., np.ndarray]
-    infer: Callable[[list[Shape], list[np.dtype], dict], tuple[Shape, np.dtype]]
+    infer: Callable[[list[Shape], list[np.dtype], dict[str, Any]], tuple[Shape, np.dtype]]
     vjp: Callable[..., Sequence[Any]] | None
     # elementwise ops are the ones the fusion pass may merge into a single kernel
     kind: str = "other"  # "elementwise" | "reduction" | "matmul" | "view" | "other"
     # emit(out, args, attrs) -> code lines writing the result into the buffer `out`
-    emit: Callable[[str, list[str], dict], list[str]] | None = None
+    emit: Callable[[str, list[str], dict[str, Any]], list[str]] | None = None
     # expr(args, attrs) -> an expression that allocates the result (views, unplanned runs)
-    expr: Callable[[list[str], dict], str] | None = None
+    expr: Callable[[list[str], dict[str, Any]], str] | None = None
     # True when emit() stays correct if `out` is the same buffer as an input of equal shape
     inplace_safe: bool = False
-    canon: Callable[[dict, list[Shape]], dict] | None = None
+    canon: Callable[[dict[str, Any], list[Shape]], dict[str, Any]] | None = None
     doc: str = ""
 
     @property
@@ -67,7 +68,7 @@ class OpDef:
     def differentiable(self) -> bool:
         return self.vjp is not None
 
-    def canonical_attrs(self, attrs: dict, shapes: list[Shape]) -> dict:
+    def canonical_attrs(self, attrs: dict[str, Any], shapes: list[Shape]) -> dict[str, Any]:
         """Attributes in one normal form (axes as sorted tuples, -1 resolved): CSE needs it."""
         return self.canon(attrs, shapes) if self.canon else attrs
 
@@ -105,13 +106,14 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
 def _ufunc_dtype(ufunc: np.ufunc, dtypes: tuple[np.dtype, ...]) -> np.dtype:
     # numpy's own type resolution, so the static engine types exactly like numpy runs
     try:
-        return ufunc(*[np.ones(1, d) for d in dtypes]).dtype
+        result: np.dtype = np.dtype(ufunc(*[np.ones(1, d) for d in dtypes]).dtype)
+        return result
     except TypeError as exc:
         raise OpRuleError(f"{ufunc.__name__} does not accept dtypes {[str(d) for d in dtypes]}: {exc}") from None
 
 
-def _elementwise_rule(ufunc: np.ufunc) -> Callable:
-    def infer(shapes: list[Shape], dtypes: list[np.dtype], attrs: dict) -> tuple[Shape, np.dtype]:
+def _elementwise_rule(ufunc: np.ufunc) -> Callable[..., Any]:
+    def infer(shapes: list[Shape], dtypes: list[np.dtype], attrs: dict[str, Any]) -> tuple[Shape, np.dtype]:
         return broadcast_shapes(*shapes), _ufunc_dtype(ufunc, tuple(dtypes))
     return infer
 
@@ -131,7 +133,7 @@ def _normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(out)) if ndim else ()
 
 
-def _reduce_canon(attrs: dict, shapes: list[Shape]) -> dict:
+def _reduce_canon(attrs: dict[str, Any], shapes: list[Shape]) -> dict[str, Any]:
     return {"axis": _normalize_axes(attrs.get("axis"), len(shapes[0])),
             "keepdims": bool(attrs.get("keepdims", False))}
 
@@ -142,19 +144,19 @@ def _reduced_shape(shape: Shape, axis: tuple[int, ...], keepdims: bool) -> Shape
     return tuple(s for i, s in enumerate(shape) if i not in axis)
 
 
-def _reduce_rule(probe: Callable) -> Callable:
-    def infer(shapes, dtypes, attrs):
+def _reduce_rule(probe: Callable[..., Any]) -> Callable[..., Any]:
+    def infer(shapes: Any, dtypes: Any, attrs: Any) -> Any:
         axis = attrs["axis"]
         dtype = probe(np.zeros((1,) * len(shapes[0]), dtypes[0]), axis=axis).dtype
         return _reduced_shape(shapes[0], axis, attrs["keepdims"]), dtype
     return infer
 
 
-def _emit_ufunc(fn: str) -> Callable:
+def _emit_ufunc(fn: str) -> Callable[..., Any]:
     return lambda out, args, attrs: [f"np.{fn}({', '.join(args)}, out={out})"]
 
 
-def _expr_ufunc(fn: str) -> Callable:
+def _expr_ufunc(fn: str) -> Callable[..., Any]:
     return lambda args, attrs: f"np.{fn}({', '.join(args)})"
 
 
@@ -169,39 +171,39 @@ def unbroadcast(e: Emitter, g: Any, shape: Shape) -> Any:
 # ---------------------------------------------------------------------------- elementwise
 
 
-def _binary(name: str, ufunc: np.ufunc, vjp: Callable | None, doc: str, fn: str | None = None) -> None:
+def _binary(name: str, ufunc: np.ufunc, vjp: Callable[..., Any] | None, doc: str, fn: str | None = None) -> None:
     fn = fn or ufunc.__name__
     register(OpDef(
         name=name, arity=2, forward=ufunc, infer=_elementwise_rule(ufunc), vjp=vjp,
         kind="elementwise", emit=_emit_ufunc(fn), expr=_expr_ufunc(fn), inplace_safe=True, doc=doc))
 
 
-def _unary(name: str, forward: Callable, dtype_ufunc: np.ufunc, vjp: Callable | None, doc: str,
-           emit: Callable, expr: Callable) -> None:
+def _unary(name: str, forward: Callable[..., Any], dtype_ufunc: np.ufunc, vjp: Callable[..., Any] | None, doc: str,
+           emit: Callable[..., Any], expr: Callable[..., Any]) -> None:
     register(OpDef(
         name=name, arity=1, forward=forward, infer=_elementwise_rule(dtype_ufunc), vjp=vjp,
         kind="elementwise", emit=emit, expr=expr, inplace_safe=True, doc=doc))
 
 
-def _vjp_add(e, g, xs, out, needs, **attrs):
+def _vjp_add(e: Any, g: Any, xs: Any, out: Any, needs: Any, **attrs: Any) -> Any:
     a, b = xs
     return [unbroadcast(e, g, e.shape(a)) if needs[0] else None,
             unbroadcast(e, g, e.shape(b)) if needs[1] else None]
 
 
-def _vjp_sub(e, g, xs, out, needs, **attrs):
+def _vjp_sub(e: Any, g: Any, xs: Any, out: Any, needs: Any, **attrs: Any) -> Any:
     a, b = xs
     return [unbroadcast(e, g, e.shape(a)) if needs[0] else None,
             unbroadcast(e, e.apply("neg", g), e.shape(b)) if needs[1] else None]
 
 
-def _vjp_mul(e, g, xs, out, needs, **attrs):
+def _vjp_mul(e: Any, g: Any, xs: Any, out: Any, needs: Any, **attrs: Any) -> Any:
     a, b = xs
     return [unbroadcast(e, e.apply("mul", g, b), e.shape(a)) if needs[0] else None,
             unbroadcast(e, e.apply("mul", g, a), e.shape(b)) if needs[1] else None]
 
 
-def _vjp_div(e, g, xs, out, needs, **attrs):
+def _vjp_div(e: Any, g: Any, xs: Any, out: Any, needs: Any, **attrs: Any) -> Any:
     a, b = xs
     ga = gb = None
     if needs[0]:
@@ -212,7 +214,7 @@ def _vjp_div(e, g, xs, out, needs, **attrs):
     return [ga, gb]
 
 
-def _vjp_pow(e, g, xs, out, needs, **attrs):
+def _vjp_pow(e: Any, g: Any, xs: Any, out: Any, needs: Any, **attrs: Any) -> Any:
     a, b = xs
     ga = gb = None
     if needs[0]:
@@ -222,7 +224,7 @@ def _vjp_pow(e, g, xs, out, needs, **attrs):
     return [ga, gb]
 
 
-def _vjp_maximum(e, g, xs, out, needs, **attrs):
+def _vjp_maximum(e: Any, g: Any, xs: Any, out: Any, needs: Any, **attrs: Any) -> Any:
     # ties split the gradient evenly, as torch.maximum does
     a, b = xs
     half = e.apply("mul", g, 0.5)
@@ -256,14 +258,14 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return y
 
 
-def _emit_sigmoid(out, args, attrs):
+def _emit_sigmoid(out: Any, args: Any, attrs: Any) -> Any:
     x = args[0]
     return [f"np.multiply({x}, 0.5, out={out})", f"np.tanh({out}, out={out})",
             f"np.add({out}, 1, out={out})", f"np.multiply({out}, 0.5, out={out})"]
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
-    return np.maximum(x, 0)
+    return np.asarray(np.maximum(x, 0))
 
 
 _unary("neg", np.negative, np.negative, lambda e, g, xs, out, needs, **a: [e.apply("neg", g)],
@@ -284,13 +286,13 @@ _unary("relu", _relu, np.negative,
        lambda args, attrs: f"np.maximum({args[0]}, 0)")
 
 
-def _where_infer(shapes, dtypes, attrs):
+def _where_infer(shapes: Any, dtypes: Any, attrs: Any) -> Any:
     if dtypes[0] != np.bool_:
         raise OpRuleError(f"where() needs a boolean condition, got {dtypes[0]}; compare first, e.g. x > 0")
     return broadcast_shapes(*shapes), np.result_type(dtypes[1], dtypes[2])
 
 
-def _vjp_where(e, g, xs, out, needs, **attrs):
+def _vjp_where(e: Any, g: Any, xs: Any, out: Any, needs: Any, **attrs: Any) -> Any:
     c, a, b = xs
     return [None,
             unbroadcast(e, e.apply("where", c, g, 0), e.shape(a)) if needs[1] else None,
@@ -306,11 +308,11 @@ register(OpDef(
     doc="where(cond, a, b): a where cond holds, else b"))
 
 
-def _cast_infer(shapes, dtypes, attrs):
+def _cast_infer(shapes: Any, dtypes: Any, attrs: Any) -> Any:
     return shapes[0], np.dtype(attrs["dtype"])
 
 
-def _vjp_cast(e, g, xs, out, needs, **attrs):
+def _vjp_cast(e: Any, g: Any, xs: Any, out: Any, needs: Any, **attrs: Any) -> Any:
     source = e.dtype(xs[0])
     return [e.apply("cast", g, dtype=source.name) if source.kind in "fc" else None]
 
@@ -327,7 +329,7 @@ register(OpDef(
 # ---------------------------------------------------------------------------- matmul
 
 
-def _matmul_infer(shapes, dtypes, attrs):
+def _matmul_infer(shapes: Any, dtypes: Any, attrs: Any) -> Any:
     a, b = shapes
     if not a or not b:
         raise OpRuleError(f"matmul needs arrays with at least one dimension, got {a} @ {b}")
@@ -340,12 +342,12 @@ def _matmul_infer(shapes, dtypes, attrs):
     return shape, np.result_type(*dtypes)
 
 
-def _swap_last(e, x):
+def _swap_last(e: Any, x: Any) -> Any:
     nd = len(e.shape(x))
     return e.apply("transpose", x, axes=tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
-def _vjp_matmul(e, g, xs, out, needs, **attrs):
+def _vjp_matmul(e: Any, g: Any, xs: Any, out: Any, needs: Any, **attrs: Any) -> Any:
     a, b = xs
     sa, sb = e.shape(a), e.shape(b)
     # treat vectors as matrices, as numpy does, then undo it on the way out
@@ -372,23 +374,23 @@ register(OpDef(
 # ---------------------------------------------------------------------------- reductions
 
 
-def _keepdims_shape(e, g, in_shape, axis, keepdims):
+def _keepdims_shape(e: Any, g: Any, in_shape: Any, axis: Any, keepdims: Any) -> Any:
     return g if keepdims else e.apply("reshape", g, shape=_reduced_shape(in_shape, axis, True))
 
 
-def _vjp_sum(e, g, xs, out, needs, axis, keepdims):
+def _vjp_sum(e: Any, g: Any, xs: Any, out: Any, needs: Any, axis: Any, keepdims: Any) -> Any:
     shape = e.shape(xs[0])
     return [e.apply("broadcast_to", _keepdims_shape(e, g, shape, axis, keepdims), shape=shape)]
 
 
-def _vjp_mean(e, g, xs, out, needs, axis, keepdims):
+def _vjp_mean(e: Any, g: Any, xs: Any, out: Any, needs: Any, axis: Any, keepdims: Any) -> Any:
     shape = e.shape(xs[0])
     count = int(np.prod([shape[i] for i in axis])) if axis else 1
     g = e.apply("mul", g, 1.0 / max(count, 1))
     return [e.apply("broadcast_to", _keepdims_shape(e, g, shape, axis, keepdims), shape=shape)]
 
 
-def _vjp_max(e, g, xs, out, needs, axis, keepdims):
+def _vjp_max(e: Any, g: Any, xs: Any, out: Any, needs: Any, axis: Any, keepdims: Any) -> Any:
     # ties share the gradient evenly, as torch.amax does
     x = xs[0]
     shape = e.shape(x)
@@ -400,15 +402,26 @@ def _vjp_max(e, g, xs, out, needs, axis, keepdims):
     return [e.apply("where", hit, share, 0)]
 
 
-def _reduction(name: str, fn: Callable, vjp: Callable, doc: str) -> None:
+def _reduction(name: str, fn: Callable[..., Any], vjp: Callable[..., Any], doc: str) -> None:
     np_name = fn.__name__
-    register(OpDef(
-        name=name, arity=1, forward=lambda x, axis, keepdims: np.asarray(fn(x, axis=axis, keepdims=keepdims)),
-        infer=_reduce_rule(fn), vjp=vjp, kind="reduction", canon=_reduce_canon,
-        emit=lambda out, args, attrs: [
-            f"np.{np_name}({args[0]}, axis={attrs['axis']!r}, keepdims={attrs['keepdims']!r}, out={out})"],
-        expr=lambda args, attrs: f"np.asarray(np.{np_name}({args[0]}, axis={attrs['axis']!r}, keepdims={attrs['keepdims']!r}))",
-        doc=doc))
+    register(
+        OpDef(
+            name=name,
+            arity=1,
+            forward=lambda x, axis, keepdims: np.asarray(fn(x, axis=axis, keepdims=keepdims)),
+            infer=_reduce_rule(fn),
+            vjp=vjp,
+            kind="reduction",
+            canon=_reduce_canon,
+            emit=lambda out, args, attrs: [
+                f"np.{np_name}({args[0]}, axis={attrs['axis']!r}, keepdims={attrs['keepdims']!r}, out={out})"
+            ],
+            expr=lambda args, attrs: (
+                f"np.asarray(np.{np_name}({args[0]}, axis={attrs['axis']!r}, keepdims={attrs['keepdims']!r}))"
+            ),
+            doc=doc,
+        )
+    )
 
 
 _reduction("sum", np.sum, _vjp_sum, "sum over axes (None: all)")
@@ -419,7 +432,7 @@ _reduction("max", np.max, _vjp_max, "maximum over axes (None: all); ties share t
 # ---------------------------------------------------------------------------- shape ops
 
 
-def _reshape_canon(attrs, shapes):
+def _reshape_canon(attrs: Any, shapes: Any) -> Any:
     shape = tuple(int(s) for s in attrs["shape"])
     size = int(np.prod(shapes[0]))
     if shape.count(-1) > 1:
@@ -432,20 +445,28 @@ def _reshape_canon(attrs, shapes):
     return {"shape": shape}
 
 
-def _reshape_infer(shapes, dtypes, attrs):
+def _reshape_infer(shapes: Any, dtypes: Any, attrs: Any) -> Any:
     if int(np.prod(attrs["shape"])) != int(np.prod(shapes[0])):
         raise OpRuleError(f"cannot reshape {shapes[0]} ({int(np.prod(shapes[0]))} elements) into {attrs['shape']}")
     return attrs["shape"], dtypes[0]
 
 
-register(OpDef(
-    name="reshape", arity=1, forward=lambda x, shape: np.reshape(x, shape), infer=_reshape_infer,
-    vjp=lambda e, g, xs, out, needs, shape: [e.apply("reshape", g, shape=e.shape(xs[0]))],
-    kind="view", canon=_reshape_canon,
-    expr=lambda args, attrs: f"np.reshape({args[0]}, {attrs['shape']!r})", doc="same data, new shape"))
+register(
+    OpDef(
+        name="reshape",
+        arity=1,
+        forward=lambda x, shape: np.reshape(x, shape),
+        infer=_reshape_infer,
+        vjp=lambda e, g, xs, out, needs, shape: [e.apply("reshape", g, shape=e.shape(xs[0]))],
+        kind="view",
+        canon=_reshape_canon,
+        expr=lambda args, attrs: f"np.reshape({args[0]}, {attrs['shape']!r})",
+        doc="same data, new shape",
+    )
+)
 
 
-def _transpose_canon(attrs, shapes):
+def _transpose_canon(attrs: Any, shapes: Any) -> Any:
     nd = len(shapes[0])
     axes = attrs.get("axes")
     axes = tuple(reversed(range(nd))) if axes is None else tuple(int(a) % max(nd, 1) for a in axes)
@@ -454,34 +475,47 @@ def _transpose_canon(attrs, shapes):
     return {"axes": axes}
 
 
-register(OpDef(
-    name="transpose", arity=1, forward=lambda x, axes: np.transpose(x, axes),
-    infer=lambda shapes, dtypes, attrs: (tuple(shapes[0][a] for a in attrs["axes"]), dtypes[0]),
-    vjp=lambda e, g, xs, out, needs, axes: [e.apply("transpose", g, axes=tuple(np.argsort(axes).tolist()))],
-    kind="view", canon=_transpose_canon,
-    expr=lambda args, attrs: f"np.transpose({args[0]}, {attrs['axes']!r})", doc="permute axes (None: reverse)"))
+register(
+    OpDef(
+        name="transpose",
+        arity=1,
+        forward=lambda x, axes: np.transpose(x, axes),
+        infer=lambda shapes, dtypes, attrs: (tuple(shapes[0][a] for a in attrs["axes"]), dtypes[0]),
+        vjp=lambda e, g, xs, out, needs, axes: [e.apply("transpose", g, axes=tuple(np.argsort(axes).tolist()))],
+        kind="view",
+        canon=_transpose_canon,
+        expr=lambda args, attrs: f"np.transpose({args[0]}, {attrs['axes']!r})",
+        doc="permute axes (None: reverse)",
+    )
+)
 
 
-def _broadcast_to_infer(shapes, dtypes, attrs):
+def _broadcast_to_infer(shapes: Any, dtypes: Any, attrs: Any) -> Any:
     target = attrs["shape"]
     if broadcast_shapes(shapes[0], target) != target:
         raise OpRuleError(f"cannot broadcast {shapes[0]} to {target}")
     return target, dtypes[0]
 
 
-register(OpDef(
-    name="broadcast_to", arity=1, forward=lambda x, shape: np.broadcast_to(x, shape), infer=_broadcast_to_infer,
-    vjp=lambda e, g, xs, out, needs, shape: [unbroadcast(e, g, e.shape(xs[0]))],
-    kind="view", canon=lambda attrs, shapes: {"shape": tuple(int(s) for s in attrs["shape"])},
-    expr=lambda args, attrs: f"np.broadcast_to({args[0]}, {attrs['shape']!r})",
-    doc="read-only broadcast view"))
+register(
+    OpDef(
+        name="broadcast_to",
+        arity=1,
+        forward=lambda x, shape: np.broadcast_to(x, shape),
+        infer=_broadcast_to_infer,
+        vjp=lambda e, g, xs, out, needs, shape: [unbroadcast(e, g, e.shape(xs[0]))],
+        kind="view",
+        canon=lambda attrs, shapes: {"shape": tuple(int(s) for s in attrs["shape"])},
+        expr=lambda args, attrs: f"np.broadcast_to({args[0]}, {attrs['shape']!r})",
+        doc="read-only broadcast view",
+    )
+)
 
 
 def sum_to_axes(shape: Shape, target: Shape) -> tuple[int, ...]:
     """Axes of `shape` to sum (keeping dims) so that the result reshapes to `target`."""
     lead = len(shape) - len(target)
-    return tuple(range(lead)) + tuple(
-        i + lead for i, t in enumerate(target) if t == 1 and shape[i + lead] != 1)
+    return tuple(range(lead)) + tuple(i + lead for i, t in enumerate(target) if t == 1 and shape[i + lead] != 1)
 
 
 def _sum_to(x: np.ndarray, shape: Shape) -> np.ndarray:
@@ -489,29 +523,36 @@ def _sum_to(x: np.ndarray, shape: Shape) -> np.ndarray:
     return (np.sum(x, axis=axes, keepdims=True) if axes else x).reshape(shape)
 
 
-def _sum_to_infer(shapes, dtypes, attrs):
+def _sum_to_infer(shapes: Any, dtypes: Any, attrs: Any) -> Any:
     target = attrs["shape"]
     if len(target) > len(shapes[0]) or broadcast_shapes(shapes[0], target) != tuple(shapes[0]):
         raise OpRuleError(f"cannot sum {shapes[0]} down to {target}")
     return target, dtypes[0]
 
 
-def _emit_sum_to(out, args, attrs):
-    return [f"np.sum({args[0]}, axis={attrs['axes']!r}, keepdims=True, "
-            f"out={out}.reshape({attrs['keep_shape']!r}))"]
+def _emit_sum_to(out: Any, args: Any, attrs: Any) -> Any:
+    return [f"np.sum({args[0]}, axis={attrs['axes']!r}, keepdims=True, out={out}.reshape({attrs['keep_shape']!r}))"]
 
 
-register(OpDef(
-    name="sum_to", arity=1, forward=lambda x, shape, **_: _sum_to(x, shape), infer=_sum_to_infer,
-    vjp=lambda e, g, xs, out, needs, shape, **_: [e.apply("broadcast_to", g, shape=e.shape(xs[0]))],
-    kind="reduction", emit=_emit_sum_to,
-    canon=lambda attrs, shapes: {
-        "shape": tuple(attrs["shape"]),
-        # precomputed so that the emitted code is a single np.sum into the buffer
-        "axes": sum_to_axes(shapes[0], tuple(attrs["shape"])),
-        "keep_shape": (1,) * (len(shapes[0]) - len(attrs["shape"])) + tuple(attrs["shape"])},
-    expr=lambda args, attrs: f"_sum_to({args[0]}, {attrs['shape']!r})",
-    doc="sum a broadcast array back down to `shape` (the adjoint of broadcast_to)"))
+register(
+    OpDef(
+        name="sum_to",
+        arity=1,
+        forward=lambda x, shape, **_: _sum_to(x, shape),
+        infer=_sum_to_infer,
+        vjp=lambda e, g, xs, out, needs, shape, **_: [e.apply("broadcast_to", g, shape=e.shape(xs[0]))],
+        kind="reduction",
+        emit=_emit_sum_to,
+        canon=lambda attrs, shapes: {
+            "shape": tuple(attrs["shape"]),
+            # precomputed so that the emitted code is a single np.sum into the buffer
+            "axes": sum_to_axes(shapes[0], tuple(attrs["shape"])),
+            "keep_shape": (1,) * (len(shapes[0]) - len(attrs["shape"])) + tuple(attrs["shape"]),
+        },
+        expr=lambda args, attrs: f"_sum_to({args[0]}, {attrs['shape']!r})",
+        doc="sum a broadcast array back down to `shape` (the adjoint of broadcast_to)",
+    )
+)
 
 
 #: names the generated code of a compiled plan may use, beside numpy as ``np``
@@ -545,8 +586,10 @@ def partner_dtype(dtypes: Sequence[np.dtype]) -> np.dtype | None:
 
 def describe_ops() -> list[dict[str, Any]]:
     """The registry as data, for lessons and docs."""
-    return [{"name": op.name, "arity": op.arity, "kind": op.kind, "differentiable": op.differentiable,
-             "doc": op.doc} for op in OPS.values()]
+    return [
+        {"name": op.name, "arity": op.arity, "kind": op.kind, "differentiable": op.differentiable, "doc": op.doc}
+        for op in OPS.values()
+    ]
 
 
 __all__ = ["OPS", "OpDef", "OpRuleError", "Emitter", "register", "get_op", "unbroadcast",

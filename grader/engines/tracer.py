@@ -9,7 +9,8 @@ at the user's line, because the tracer would silently record only one branch.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,9 @@ from .static.graph import Graph, Node
 class TracedFunction:
     """A traced function: its static graph, its inputs and outputs, and a lazily compiled plan."""
 
-    def __init__(self, fn: Callable, graph: Graph, inputs: list[Node], outputs: list[Node], single: bool) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], graph: Graph, inputs: list[Node], outputs: list[Node], single: bool
+    ) -> None:
         self.fn = fn
         self.graph = graph
         self.inputs = inputs
@@ -40,26 +43,26 @@ class TracedFunction:
 
     def __call__(self, *args: Any) -> Any:
         executable = self.compile()
-        return executable.run({node: np.asarray(arg) for node, arg in zip(self.inputs, args)})
+        return executable.run({node: np.asarray(arg) for node, arg in zip(self.inputs, args, strict=True)})
 
     def __repr__(self) -> str:
         return f"<TracedFunction {getattr(self.fn, '__name__', 'fn')}: {len(self.graph.nodes)} nodes>"
 
 
-def trace(fn: Callable, *example_args: Any, names: Sequence[str] | None = None) -> TracedFunction:
+def trace(fn: Callable[..., Any], *example_args: Any, names: Sequence[str] | None = None) -> TracedFunction:
     """Run `fn` once on placeholders shaped like `example_args` and return the graph it built."""
     graph = Graph(f"trace_{getattr(fn, '__name__', 'fn')}")
     graph.tracing = True
     arg_names = list(names) if names else _parameter_names(fn, len(example_args))
     inputs = []
-    for name, example in zip(arg_names, example_args):
+    for name, example in zip(arg_names, example_args, strict=True):
         array = example.data if isinstance(example, Tensor) else np.asarray(example)
         inputs.append(graph.placeholder(array.shape, array.dtype, name=name))
     with graph:
         result = fn(*inputs)
     single = not isinstance(result, (tuple, list))
     outputs = []
-    for value in ([result] if single else list(result)):
+    for value in [result] if single else list(result):
         if isinstance(value, Node):
             outputs.append(value)
         elif isinstance(value, (Tensor, np.ndarray, int, float)):
@@ -70,9 +73,9 @@ def trace(fn: Callable, *example_args: Any, names: Sequence[str] | None = None) 
     return TracedFunction(fn, graph, inputs, outputs, single)
 
 
-def jit(fn: Callable) -> Callable:
+def jit(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Trace and compile `fn` on its first call for each input signature (shapes and dtypes)."""
-    cache: dict[tuple, TracedFunction] = {}
+    cache: dict[tuple[Any, ...], TracedFunction] = {}
 
     @functools.wraps(fn)
     def compiled(*args: Any) -> Any:
@@ -86,9 +89,9 @@ def jit(fn: Callable) -> Callable:
     return compiled
 
 
-def _parameter_names(fn: Callable, count: int) -> list[str]:
+def _parameter_names(fn: Callable[..., Any], count: int) -> list[str]:
     code = getattr(fn, "__code__", None)
-    names = list(code.co_varnames[:code.co_argcount]) if code else []
+    names = list(code.co_varnames[: code.co_argcount]) if code else []
     return (names + [f"arg{i}" for i in range(len(names), count)])[:count]
 
 

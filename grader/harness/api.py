@@ -89,12 +89,12 @@ def gradients(function: Any, *args: Any) -> list[Any]:
     argument, computed by torch.autograd in the function's own program."""
     owner = function.owner
     value, _ = owner._program.timed_call(owner._number, function.name, args, {}, grad=True)
-    return value
+    return list(value)
 
 
 def peak_memory_bytes(program: Any) -> int:
     """The program's peak resident memory so far, measured by the judge."""
-    return program._program.peak_memory_bytes()
+    return int(program._program.peak_memory_bytes())
 
 
 # --- registering cases -----------------------------------------------------------------
@@ -225,7 +225,7 @@ def _compare(got: Any, want: Any, rtol: float | None, atol: float | None, what: 
             fail(f"{what}: expected a {type(want).__name__}, got {_describe(got)}")
         if len(got) != len(want):
             fail(f"{what}: expected {len(want)} items, got {len(got)}")
-        for index, (g, w) in enumerate(zip(got, want)):
+        for index, (g, w) in enumerate(zip(got, want, strict=True)):
             _compare(g, w, rtol, atol, f"{what}[{index}]")
         return
     if isinstance(want, np.ndarray) and want.ndim > 0 or isinstance(want, TensorArray):
@@ -290,7 +290,10 @@ def _compare_arrays(got: Any, want: np.ndarray, rtol: float | None, atol: float 
         mismatch = test(g) != test(w)
         if np.any(mismatch):
             index = tuple(int(i) for i in np.argwhere(mismatch)[0])
-            fail(f"{what}: {name} positions differ, first at index {index}: expected {_item(w[index])}, got {_item(g[index])}")
+            fail(
+                f"{what}: {name} positions differ, first at index {index}: "
+                f"expected {_item(w[index])}, got {_item(g[index])}"
+            )
     if np.any(np.isinf(w) & (g != w)):
         index = tuple(int(i) for i in np.argwhere(np.isinf(w) & (g != w))[0])
         fail(f"{what}: expected {_item(w[index])} at index {index}, got {_item(g[index])}")

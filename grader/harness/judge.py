@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from grader import contract
+from grader.contract import CheckRow, Kind, ResultDocument
 from grader.harness import api, stats
 from grader.harness.api import Case, CheckFailed, ProgramError, ProgramStopped, Race
 from grader.harness.programs import (
@@ -46,9 +48,6 @@ from grader.harness.programs import (
     privileged,
 )
 
-RESULT_NAME = "result.json"
-RESULT_RESERVED_BYTES = 1 << 20  # reserved up front, so a student filling the disk cannot stop the result
-FEEDBACK_BYTES = 8 * 1024
 WARMUP_CALLS = 2
 HIDDEN_MESSAGES = {
     "WRONG_ANSWER": "wrong answer on a hidden case",
@@ -63,7 +62,7 @@ class Outcome:
     """How one case ended, before it becomes a row of the result."""
 
     passed: bool
-    kind: str | None = None
+    kind: Kind | None = None
     message: str = ""  # shown for visible cases
     hidden_message: str = ""  # shown for hidden ones: never an input or an expected value
 
@@ -71,7 +70,7 @@ class Outcome:
 class Judge:
     def __init__(self, root: Path):
         self.root = root
-        self.manifest: dict[str, Any] = json.loads((root / "exercise" / "manifest.json").read_text())
+        self.manifest: dict[str, Any] = json.loads((root / contract.MANIFEST_FILE).read_text())
         self.limits: dict[str, Any] = self.manifest["limits"]
         self.seed = int(self.manifest["seed"])
         self.notes: list[str] = []
@@ -86,7 +85,7 @@ class Judge:
         self.lib = Path(tempfile.mkdtemp(prefix="lib-"))  # what the student may read: harness code, own file
         self.home = Path(tempfile.mkdtemp(prefix="student-"))  # the student's cwd and only writable place
         shutil.copytree(self.root / "grader", self.lib / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        shutil.copyfile(self.root / "submission" / "submission.py", self.lib / "submission.py")
+        shutil.copyfile(self.root / contract.SUBMISSION_FILE, self.lib / "submission.py")
         for folder, _, files in os.walk(self.lib):
             os.chmod(folder, 0o755)
             for name in files:
@@ -121,7 +120,7 @@ class Judge:
             as_student=True, rlimits=student_limits, stdout=self.private / "student.out", stderr=self.private / "student.err",
         )
         self.reference_process = Process(
-            "reference", self.root / "exercise" / "solution.py", lib=self.lib, cwd=self.private, env=dict(env, HOME=str(self.private)),
+            "reference", self.root / contract.SOLUTION_FILE, lib=self.lib, cwd=self.private, env=dict(env, HOME=str(self.private)),
             as_student=False, rlimits={resource.RLIMIT_CORE: 0}, stdout=self.private / "reference.out", stderr=self.private / "reference.err",
         )
         family = Family(
@@ -135,7 +134,7 @@ class Judge:
 
     def _load_checks(self) -> list[Case]:
         api.CASES.clear()
-        spec = importlib.util.spec_from_file_location("checks", self.root / "exercise" / "checks.py")
+        spec = importlib.util.spec_from_file_location("checks", self.root / contract.CHECKS_FILE)
         module = importlib.util.module_from_spec(spec)
         sys.modules["checks"] = module
         spec.loader.exec_module(module)
@@ -150,7 +149,7 @@ class Judge:
 
     # -- the run ----------------------------------------------------------------------
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> ResultDocument:
         self.prepare()
         try:
             self.reference.start(timeout=600)
@@ -158,18 +157,16 @@ class Judge:
             raise RuntimeError(f"the reference solution did not load: {error}") from None
         self.student.budget_s = float(self.limits["wall_s"])
         rows = self._run_all()
-        return {
-            "format": 1,
-            "checks": rows,
-            "perf": {"cases": self.perf_reports} if self.perf_reports else None,
-            "stdout": self._feedback(self.private / "student.out"),
-            "stderr": self._feedback(self.private / "student.err"),
-            "notes": self.notes,
-            "isolated": self.isolated,
-            "internal_error": None,
-        }
+        return ResultDocument(
+            checks=rows,
+            perf={"cases": self.perf_reports} if self.perf_reports else None,
+            stdout=self._feedback(self.private / "student.out"),
+            stderr=self._feedback(self.private / "student.err"),
+            notes=self.notes,
+            isolated=self.isolated,
+        )
 
-    def _run_all(self) -> list[dict[str, Any]]:
+    def _run_all(self) -> list[CheckRow]:
         self.perf_reports: list[dict[str, Any]] = []
         stopped = self._load_student()  # once set, every remaining case ends this way
         correctness_failed = False
@@ -178,7 +175,7 @@ class Judge:
             if stopped is not None:
                 outcome = stopped
             elif case.is_perf and correctness_failed:
-                outcome = Outcome(False, "WRONG_ANSWER", "not run: a correctness check failed", "not run: a correctness check failed")
+                outcome = Outcome(False, Kind.WRONG_ANSWER, "not run: a correctness check failed", "not run: a correctness check failed")
             else:
                 if not case.visible and self.hidden_offsets is None:
                     self.hidden_offsets = {name: _size(self.private / name) for name in ("student.out", "student.err")}
@@ -186,18 +183,18 @@ class Judge:
                 correctness_failed |= not outcome.passed and not case.is_perf
                 if self._printed_too_much():
                     message = f"your program printed more than {self.limits['output_bytes']} bytes"
-                    outcome = stopped = Outcome(False, "OUTPUT_LIMIT", message, message)
+                    outcome = stopped = Outcome(False, Kind.OUTPUT_LIMIT, message, message)
                     self.student.stop()
             rows.append(
-                {
-                    "name": case.name,
-                    "passed": outcome.passed,
-                    "visible": case.visible,
-                    "message": outcome.message if case.visible else (outcome.hidden_message or outcome.message),
-                    "points": case.points if outcome.passed else 0.0,
-                    "max_points": case.points,
-                    "kind": outcome.kind,
-                }
+                CheckRow(
+                    name=case.name,
+                    passed=outcome.passed,
+                    visible=bool(case.visible),
+                    message=outcome.message if case.visible else (outcome.hidden_message or outcome.message),
+                    points=case.points if outcome.passed else 0.0,
+                    max_points=case.points,
+                    kind=outcome.kind,
+                )
             )
         self.student.stop()
         return rows
@@ -209,13 +206,13 @@ class Judge:
         except ProgramError as error:
             if getattr(error, "syntax", False):
                 self.notes.append(f"SyntaxError: {error.message}")
-                return Outcome(False, "SYNTAX_ERROR", "not run: your code has a syntax error", "not run: your code has a syntax error")
+                return Outcome(False, Kind.SYNTAX_ERROR, "not run: your code has a syntax error", "not run: your code has a syntax error")
             self.notes.append(_traceback_text(error))
             message = "not run: your code raised an error while loading"
-            return Outcome(False, "RUNTIME_ERROR", message, message)
+            return Outcome(False, Kind.RUNTIME_ERROR, message, message)
         except ProgramStopped as error:
             self.notes.append(f"while loading your code: {error.message}")
-            return Outcome(False, error.kind, f"not run: {error.message}", f"not run: {error.message}")
+            return Outcome(False, Kind(error.kind), f"not run: {error.message}", f"not run: {error.message}")
 
     def _rng(self, case: Case) -> np.random.Generator:
         return np.random.default_rng([self.seed, zlib.crc32(case.name.encode())])
@@ -225,7 +222,7 @@ class Judge:
             case.function(Remote(self.student, 0), Remote(self.reference, 0), self._rng(case))
             return Outcome(True, None, "passed")
         except CheckFailed as failure:
-            return Outcome(False, "WRONG_ANSWER", str(failure), HIDDEN_MESSAGES["WRONG_ANSWER"])
+            return Outcome(False, Kind.WRONG_ANSWER, str(failure), HIDDEN_MESSAGES["WRONG_ANSWER"])
         except ProgramError as error:
             if error.side != "student":
                 raise RuntimeError(f"check {case.name}: the reference raised {_traceback_text(error)}") from None
@@ -233,7 +230,7 @@ class Judge:
         except ProgramStopped as stop:
             if stop.side != "student":
                 raise RuntimeError(f"check {case.name}: the reference stopped: {stop.message}") from None
-            return Outcome(False, stop.kind, stop.message, HIDDEN_MESSAGES.get(stop.kind, stop.message))
+            return Outcome(False, Kind(stop.kind), stop.message, HIDDEN_MESSAGES.get(stop.kind, stop.message))
 
     # -- performance --------------------------------------------------------------------
 
@@ -251,7 +248,7 @@ class Judge:
             decision = self._race(race, baseline, spec, rng, report)
         except CheckFailed as failure:
             report["decision"] = "wrong_answer"
-            return Outcome(False, "WRONG_ANSWER", str(failure), HIDDEN_MESSAGES["WRONG_ANSWER"])
+            return Outcome(False, Kind.WRONG_ANSWER, str(failure), HIDDEN_MESSAGES["WRONG_ANSWER"])
         except ProgramError as error:
             if error.side != "student":
                 raise RuntimeError(f"perf case {case.name}: the reference raised {_traceback_text(error)}") from None
@@ -261,13 +258,13 @@ class Judge:
             if stop.side != "student":
                 raise RuntimeError(f"perf case {case.name}: the reference stopped: {stop.message}") from None
             report["decision"] = "too_slow" if stop.kind == "TIME_LIMIT" else "error"
-            kind = "TOO_SLOW" if stop.kind == "TIME_LIMIT" else stop.kind
+            kind = Kind.TOO_SLOW if stop.kind == Kind.TIME_LIMIT else Kind(stop.kind)
             return Outcome(False, kind, stop.message, stop.message)
         finally:
             self.student.family.thaw()
         message = _perf_message(report)
         if decision.outcome == "too_slow":
-            return Outcome(False, "TOO_SLOW", message, message)
+            return Outcome(False, Kind.TOO_SLOW, message, message)
         return Outcome(True, None, message, message)
 
     def _race(self, race: Race, baseline: Any, spec: dict[str, Any], rng: np.random.Generator, report: dict[str, Any]) -> stats.Decision:
@@ -341,9 +338,7 @@ class Judge:
             return ""
         data = path.read_bytes()
         cut = len(data) if self.hidden_offsets is None else min(len(data), self.hidden_offsets[path.name])
-        text = data[: min(cut, FEEDBACK_BYTES)].decode("utf-8", "replace")
-        if cut > FEEDBACK_BYTES:
-            text += f"\n[... {cut - FEEDBACK_BYTES} more bytes not shown]"
+        text = contract.cap_text(data[:cut])
         if cut < len(data):
             text += "\n[output printed during hidden checks is not shown]"
         return text
@@ -361,7 +356,7 @@ def _timed(function: Any, args: tuple[Any, ...], timeout: float) -> tuple[Any, f
 
 
 def _student_error(error: ProgramError) -> Outcome:
-    kind = "MEMORY_LIMIT" if error.type_name == "MemoryError" else "RUNTIME_ERROR"
+    kind = Kind.MEMORY_LIMIT if error.type_name == "MemoryError" else Kind.RUNTIME_ERROR
     where = f" at line {error.line}" if error.line else ""
     return Outcome(False, kind, _traceback_text(error), f"your code raised {error.type_name}{where}")
 
@@ -397,39 +392,36 @@ def _size(path: Path) -> int:
 
 
 def reserve_result(out: Path) -> Path:
+    """Take the result's pages up front, so that a student filling the disk cannot stop the result."""
     out.mkdir(exist_ok=True)
     os.chmod(out, 0o700)
-    path = out / RESULT_NAME
+    path = out / contract.RESULT_FILE
     with open(path, "wb") as file:
-        file.write(b" " * RESULT_RESERVED_BYTES)
+        file.write(b" " * contract.RESULT_MAX_BYTES)
     return path
 
 
-def write_result(path: Path, document: dict[str, Any]) -> None:
-    data = json.dumps(document, ensure_ascii=False).encode()
-    if len(data) > RESULT_RESERVED_BYTES:
-        document = dict(document, stdout="", stderr="", notes=document.get("notes", [])[:5])
-        data = json.dumps(document, ensure_ascii=False).encode()[:RESULT_RESERVED_BYTES]
+def write_result(path: Path, document: ResultDocument) -> None:
+    data = document.to_json()
     with open(path, "r+b") as file:  # overwrite pages we already own
         file.write(data)
         file.truncate(len(data))
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """``python3 -m grader.harness OUT_DIR``: judge the bundle in the current folder, the result into OUT_DIR."""
     root = Path.cwd()
-    result = reserve_result(root / "out")
+    result = reserve_result(root / argv[0])
     judge = None
     try:
         judge = Judge(root)
         document = judge.run()
     except BaseException:  # noqa: B036 - whatever happens, the host gets a document
-        document = {
-            "format": 1,
-            "internal_error": traceback.format_exc(limit=20)[-4000:],
-            "checks": [],
-            "perf": None,
-            "notes": judge.notes if judge else [],
-        }
+        document = ResultDocument(
+            checks=[],
+            notes=judge.notes if judge else [],
+            internal_error=traceback.format_exc(limit=20)[-4000:],
+        )
     finally:
         if judge is not None and hasattr(judge, "student"):
             judge.student.stop()

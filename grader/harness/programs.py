@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from grader import contract
 from grader.harness import wire
 from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
 
@@ -27,8 +28,6 @@ _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-UNISOLATED_ENV = "GRADER_UNISOLATED"  # set by the host for a sandbox in unisolated development mode
-
 
 def privileged() -> bool:
     """True when the judge starts the student under another uid: root in a real sandbox.
@@ -36,7 +35,7 @@ def privileged() -> bool:
     In unisolated development mode the host says so, and the judge runs the student under
     its own uid (and the verdict says so) instead of failing on a machine without bwrap.
     """
-    return os.geteuid() == 0 and os.environ.get(UNISOLATED_ENV) != "1"
+    return os.geteuid() == 0 and os.environ.get(contract.UNISOLATED_ENV) != "1"
 
 
 def become_subreaper() -> None:

@@ -40,17 +40,6 @@ class TensorArray(np.ndarray):
         self.requires_grad = getattr(obj, "requires_grad", False)
 
 
-class Handle:
-    """An object that lives in a worker, known to the judge by number only."""
-
-    def __init__(self, number: int, type_name: str = "object"):
-        self.number = number
-        self.type_name = type_name
-
-    def __repr__(self) -> str:
-        return f"<{self.type_name} object in your program>"
-
-
 class Fn:
     """A function given as source text, so the judge can hand it to a worker.
 

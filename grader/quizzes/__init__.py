@@ -4,6 +4,7 @@ Pure Python (no Django): the platform stores what this package loads, and asks i
 parameters and to check answers. ``validate_all(content_dir, sandbox)`` is what
 ``manage.py validate_content`` calls.
 """
+from grader.content_root import DIFFICULTIES, LANGUAGES
 from grader.quizzes.answers import (
     ResponseError,
     display,
@@ -12,7 +13,7 @@ from grader.quizzes.answers import (
     normalise_output,
     parse_response,
 )
-from grader.quizzes.content import (
+from grader.quizzes.library import (
     Content,
     count_by_topic_and_type,
     load_content,
@@ -23,9 +24,7 @@ from grader.quizzes.content import (
 )
 from grader.quizzes.loading import ContentError, load_bank, load_prompts, load_template, load_topics
 from grader.quizzes.model import (
-    DIFFICULTIES,
     FRAMEWORKS,
-    LANGUAGES,
     TYPES,
     Bank,
     Choice,

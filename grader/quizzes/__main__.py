@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader.quizzes.content import load_content, report_markdown, validate_all
+from grader.quizzes.library import load_content, report_markdown, validate_all
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,8 +13,9 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from grader.content_root import LANGUAGES
 from grader.quizzes import expressions
-from grader.quizzes.model import LANGUAGES, Question
+from grader.quizzes.model import Question
 
 MAX_TEXT_ANSWER = 2000
 
@@ -41,7 +42,9 @@ def instantiate(question: Question, seed: int | str) -> dict[str, Any]:
     """The question as this attempt shows it, with its answer key apart under "key"."""
     rng = question_rng(seed, question.id)
     params = {p.name: rng.choice(p.values) for p in question.params}
-    choices = [{"id": c.id, "text": {lang: _fill(c.text[lang], params) for lang in LANGUAGES}} for c in question.choices]
+    choices = [
+        {"id": c.id, "text": {lang: _fill(c.text[lang], params) for lang in LANGUAGES}} for c in question.choices
+    ]
     if question.type == "ordering":
         correct = list(question.answer)
         for _ in range(20):  # never show the items already in the right order
@@ -128,7 +131,7 @@ def parse_response(snapshot: Mapping[str, Any], fields: Mapping[str, Sequence[st
             except ValueError:
                 raise ResponseError("a position must be a whole number") from None
         if sorted(ranks.values()) != list(range(1, len(ids) + 1)):
-            raise ResponseError("give every item a different position, from 1 to %d" % len(ids))
+            raise ResponseError(f"give every item a different position, from 1 to {len(ids)}")
         return sorted(ids, key=ranks.__getitem__)
     value = _one(fields, "answer")
     if value is None or not value.strip():
@@ -161,26 +164,27 @@ def is_correct(snapshot: Mapping[str, Any], response: Any) -> bool:
     kind, key = snapshot["type"], snapshot["key"]
     answer = key["answer"]
     if kind == "multiple":
-        return sorted(response) == sorted(answer)
+        return bool(sorted(response) == sorted(answer))
     if kind == "numeric":
         slack = key["tolerance"] + 1e-9 * max(1.0, abs(answer))
-        return abs(float(response) - answer) <= slack
+        return bool(abs(float(response) - answer) <= slack)
     if kind == "short_text":
         return text_matches(str(response), key["accept"], key["patterns"])
     if kind == "code_output" and not snapshot["choices"]:
-        return normalise_output(str(response)) == answer
-    return response == answer
+        return bool(normalise_output(str(response)) == answer)
+    return bool(response == answer)
 
 
 def _choice_text(snapshot: Mapping[str, Any], choice_id: str, lang: str) -> str:
     for choice in snapshot["choices"]:
         if choice["id"] == choice_id:
-            return choice["text"][lang]
+            return str(choice["text"][lang])
     return choice_id
 
 
-def display(snapshot: Mapping[str, Any], value: Any, lang: str, *, expected: bool = False,
-            yes: str = "True", no: str = "False") -> str:
+def display(
+    snapshot: Mapping[str, Any], value: Any, lang: str, *, expected: bool = False, yes: str = "True", no: str = "False"
+) -> str:
     """An answer (the key's or a response) as words for a results page."""
     if value is None:
         return ""

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-FUNCTIONS = {
+FUNCTIONS: dict[str, Callable[..., Any]] = {
     "abs": abs, "min": min, "max": max, "round": round, "int": int, "float": float, "str": str,
     "len": len, "sum": sum, "bool": bool, "sqrt": math.sqrt, "floor": math.floor, "ceil": math.ceil,
 }
-_BINARY = {
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
     ast.Pow: lambda a, b: _power(a, b),
 }
-_COMPARE = {
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
     ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
 }
@@ -61,7 +61,7 @@ def parse(source: str) -> ast.Expression:
 def names(source: str) -> set[str]:
     """The parameter names ``source`` reads (function names excluded)."""
     tree = parse(source)
-    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - called
 
 
@@ -99,7 +99,7 @@ def _eval(node: ast.AST, variables: Mapping[str, Any]) -> Any:
         return all(values) if isinstance(node.op, ast.And) else any(values)
     if isinstance(node, ast.Compare):
         left = _eval(node.left, variables)
-        for op, right_node in zip(node.ops, node.comparators):
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
             right = _eval(right_node, variables)
             if type(op) not in _COMPARE or not _COMPARE[type(op)](left, right):
                 return False
@@ -109,6 +109,6 @@ def _eval(node: ast.AST, variables: Mapping[str, Any]) -> Any:
         return _eval(node.body if _eval(node.test, variables) else node.orelse, variables)
     if isinstance(node, (ast.Tuple, ast.List)):
         return [_eval(e, variables) for e in node.elts]
-    if isinstance(node, ast.Call):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         return FUNCTIONS[node.func.id](*(_eval(a, variables) for a in node.args))
     raise ExpressionError(f"{type(node).__name__} is not allowed")

@@ -18,9 +18,10 @@ import dataclasses
 import statistics
 from collections.abc import Iterable
 
+from grader.content_root import LANGUAGES
 from grader.quizzes import expressions
 from grader.quizzes.loading import param_combinations
-from grader.quizzes.model import LANGUAGES, Bank, Question
+from grader.quizzes.model import Bank, Question
 
 MAX_LONGEST_RIGHT_SHARE = 1 / 3
 LENGTH_RATIO = 2.0  # a choice may be at most this many times longer (or shorter) than the median

@@ -41,12 +41,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from grader.content_root import DIFFICULTIES, LANGUAGES
 from grader.quizzes import expressions
 from grader.quizzes.model import (
     CHOICE_TYPES,
-    DIFFICULTIES,
     FRAMEWORKS,
-    LANGUAGES,
     TYPES,
     Bank,
     Choice,
@@ -87,7 +86,7 @@ class ContentError(ValueError):
         self.problems = problems
 
 
-class _Problems(list):
+class _Problems(list[str]):
     def add(self, where: str, message: str) -> None:
         self.append(f"{where}: {message}")
 
@@ -188,7 +187,8 @@ def load_bank(path: Path, topics: Mapping[str, Topic], label: str | None = None)
     questions, seen = [], set()
     for index, entry in enumerate(entries):
         question_id = entry.get("id") if isinstance(entry, dict) else None
-        where = f'{label}: question "{question_id}"' if isinstance(question_id, str) else f"{label}: question #{index + 1}"
+        named = isinstance(question_id, str)
+        where = f'{label}: question "{question_id}"' if named else f"{label}: question #{index + 1}"
         if question_id in seen:
             problems.add(where, "this id is used twice in the bank")
         seen.add(question_id)
@@ -200,7 +200,9 @@ def load_bank(path: Path, topics: Mapping[str, Topic], label: str | None = None)
     return Bank(bank_id, label, title, description, time_limit, tuple(questions))
 
 
-def _question(entry: Any, bank_id: str, topics: Mapping[str, Topic], where: str, problems: _Problems) -> Question | None:
+def _question(
+    entry: Any, bank_id: str, topics: Mapping[str, Topic], where: str, problems: _Problems
+) -> Question | None:
     if not isinstance(entry, dict):
         problems.add(where, "must be a table")
         return None
@@ -221,11 +223,13 @@ def _question(entry: Any, bank_id: str, topics: Mapping[str, Topic], where: str,
         problems.add(where, f"topic {topic!r} is not in {TOPICS_FILE} ({', '.join(sorted(topics))})")
     frameworks = entry.get("frameworks", [])
     if not isinstance(frameworks, list) or not frameworks or any(f not in FRAMEWORKS for f in frameworks):
-        problems.add(where, f"frameworks must be a non-empty list drawn from {', '.join(FRAMEWORKS)}, got {frameworks!r}")
+        problems.add(
+            where, f"frameworks must be a non-empty list drawn from {', '.join(FRAMEWORKS)}, got {frameworks!r}"
+        )
         frameworks = []
     pitfall = entry.get("pitfall", "")
     if pitfall and (not isinstance(pitfall, str) or not ID.match(pitfall)):
-        problems.add(where, f"pitfall must be a short id like \"graph-break\", got {pitfall!r}")
+        problems.add(where, f'pitfall must be a short id like "graph-break", got {pitfall!r}')
     reference = entry.get("reference")
     if not isinstance(reference, str) or not reference.startswith("https://"):
         problems.add(where, "reference must be the https:// address of the documentation the answer rests on")
@@ -328,8 +332,12 @@ def _params(value: Any, where: str, problems: _Problems) -> tuple[Param, ...]:
             continue
         if "range" in spec:
             bounds = spec["range"]
-            if (not isinstance(bounds, list) or len(bounds) != 2 or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
-                    or bounds[0] > bounds[1]):
+            if (
+                not isinstance(bounds, list)
+                or len(bounds) != 2
+                or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+                or bounds[0] > bounds[1]
+            ):
                 problems.add(here, f"range must be [lo, hi], two whole numbers with lo <= hi, got {bounds!r}")
                 continue
             values = tuple(range(bounds[0], bounds[1] + 1))
@@ -352,7 +360,7 @@ def param_combinations(question: Question) -> Iterable[dict[str, Any]]:
     """Every assignment of the question's parameters (one empty assignment when it has none)."""
     names = [p.name for p in question.params]
     for values in itertools.product(*(p.values for p in question.params)):
-        yield dict(zip(names, values, strict=False))
+        yield dict(zip(names, values, strict=True))
 
 
 def template_fields(question: Question) -> list[tuple[str, str]]:
@@ -480,8 +488,12 @@ def _answer_problem(question: Question, answer: Any, ids: list[str]) -> str:
 
 
 def load_template(
-    path: Path, questions: Mapping[str, Question], topics: Mapping[str, Topic], coding_slugs: Iterable[str],
-    label: str | None = None, prompts: Mapping[str, Prompt] | None = None,
+    path: Path,
+    questions: Mapping[str, Question],
+    topics: Mapping[str, Topic],
+    coding_slugs: Iterable[str],
+    label: str | None = None,
+    prompts: Mapping[str, Prompt] | None = None,
 ) -> InterviewTemplate:
     """Load one interview template and check it against the banks and the coding exercises."""
     label = label or path.name
@@ -526,23 +538,28 @@ def load_template(
             points = _positive_int(raw.get("points", 5), where, "points", problems) or 5
             if raw.get("questions") or raw.get("draw"):
                 problems.add(where, "a coding section holds its exercise only")
-            sections.append(Section(section_id or "", section_title, "coding", limit, section_back,
-                                    exercise=slug or "", points=points))
+            sections.append(
+                Section(
+                    section_id or "", section_title, "coding", limit, section_back, exercise=slug or "", points=points
+                )
+            )
             continue
         if kind == "open":
             wanted = raw.get("prompts", [])
             if not isinstance(wanted, list) or not wanted or raw.get("questions") or raw.get("draw"):
-                problems.add(where, "an open section lists prompts = [...] (ids from interviews/prompts.toml) "
-                                    "and nothing else")
+                problems.add(
+                    where, "an open section lists prompts = [...] (ids from interviews/prompts.toml) and nothing else"
+                )
                 wanted = []
             chosen = []
             for prompt_id in wanted:
-                if prompt_id not in (prompts or {}):
+                if prompts is None or prompt_id not in prompts:
                     problems.add(where, f"prompt {prompt_id!r} is not in interviews/prompts.toml")
                 else:
                     chosen.append(prompts[prompt_id])
-            sections.append(Section(section_id or "", section_title, "open", limit, section_back,
-                                    prompts=tuple(chosen)))
+            sections.append(
+                Section(section_id or "", section_title, "open", limit, section_back, prompts=tuple(chosen))
+            )
             continue
         if kind != "questions":
             problems.add(where, f'kind must be "questions", "coding" or "open", got {kind!r}')
@@ -564,8 +581,17 @@ def load_template(
                 draws.append(draw)
         if not fixed and not draws:
             problems.add(where, "holds no questions (give questions = [...] or draw = [...])")
-        sections.append(Section(section_id or "", section_title, "questions", limit, section_back,
-                                questions=tuple(fixed), draws=tuple(draws)))
+        sections.append(
+            Section(
+                section_id or "",
+                section_title,
+                "questions",
+                limit,
+                section_back,
+                questions=tuple(fixed),
+                draws=tuple(draws),
+            )
+        )
     total = sum(s.time_limit_s for s in sections)
     if duration and total > duration:
         problems.add(label, f"the sections last {total} s together, longer than duration_s = {duration}")
@@ -575,8 +601,10 @@ def load_template(
         for draw in section.draws:
             matching = [q for q in available if draw.matches(q)]
             if len(matching) < draw.count:
-                problems.add(f'{label}: section "{section.id}"',
-                             f"a draw asks for {draw.count} questions but only {len(matching)} match")
+                problems.add(
+                    f'{label}: section "{section.id}"',
+                    f"a draw asks for {draw.count} questions but only {len(matching)} match",
+                )
             available = [q for q in available if q not in matching[: draw.count]]
     if problems:
         raise ContentError(problems)
@@ -646,7 +674,12 @@ def load_prompts(path: Path, topics: Mapping[str, Topic], label: str | None = No
 
 
 def _prompt(
-    raw: Any, topics: Mapping[str, Topic], where: str, problems: _Problems, *, follow_up: bool,
+    raw: Any,
+    topics: Mapping[str, Topic],
+    where: str,
+    problems: _Problems,
+    *,
+    follow_up: bool,
 ) -> Prompt | None:
     if not isinstance(raw, dict):
         problems.add(where, "must be a table")
@@ -681,8 +714,9 @@ def _prompt(
             continue
         ids.add(line_id)
         points = _positive_int(line.get("points"), here, "points", problems) or 1
-        rubric.append(Criterion(line_id, points, _text({k: v for k, v in line.items() if k in LANGUAGES}, here,
-                                                      "text", problems)))
+        rubric.append(
+            Criterion(line_id, points, _text({k: v for k, v in line.items() if k in LANGUAGES}, here, "text", problems))
+        )
     follow_ups = []
     raw_follow_ups = raw.get("follow_up", [])
     if not isinstance(raw_follow_ups, list):
@@ -694,6 +728,6 @@ def _prompt(
             follow_ups.append(Prompt(inner.id, "follow-up", topic, inner.text, inner.model_answer, inner.rubric))
     if len({f.id for f in follow_ups}) != len(follow_ups):
         problems.add(where, "two follow-ups share an id")
-    if len(problems) != before:
+    if len(problems) != before or not isinstance(prompt_id, str) or not isinstance(kind, str):
         return None
     return Prompt(prompt_id, kind, topic, text, model_answer, tuple(rubric), tuple(follow_ups))

@@ -4,8 +4,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-LANGUAGES = ("en", "zh-hans")
-DIFFICULTIES = ("easy", "medium", "hard")
 TYPES = ("single", "multiple", "true_false", "numeric", "ordering", "short_text", "code_output")
 FRAMEWORKS = ("general", "pytorch", "tensorflow1", "tensorflow2", "jax", "xla")
 # Types whose answer is picked among choices (code_output may offer them too).

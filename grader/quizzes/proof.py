@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from grader.quizzes.answers import draw_params, instantiate, normalise_output
 from grader.quizzes.loading import param_combinations
@@ -39,7 +40,7 @@ for name in names:
         try:
             os.dup2(os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
             os.dup2(os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
-            signal.alarm(%(timeout)d)
+            signal.alarm(TIMEOUT_S)
             with open(os.path.join("snippets", name)) as f:
                 source = f.read()
             exec(compile(source, "snippet.py", "exec"), {"__name__": "__main__"})
@@ -63,7 +64,7 @@ for name in names:
 os.makedirs("out", exist_ok=True)
 with open("out/results.json", "w") as f:
     json.dump(results, f)
-''' % {"timeout": SNIPPET_TIMEOUT_S}
+'''.replace("TIMEOUT_S", str(SNIPPET_TIMEOUT_S))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,14 +73,15 @@ class Case:
     seed: int
     code: str
     expected: str  # normalised output the bank claims
-    params: dict
+    params: dict[str, Any]
 
 
 def cases_for(question: Question) -> list[Case]:
     """The runs that prove one code_output question: one, or a few distinct draws."""
     if question.type != "code_output":
         return []
-    cases, seen = [], set()
+    cases: list[Case] = []
+    seen: set[str] = set()
     total = sum(1 for _ in param_combinations(question)) if question.params else 1
     for seed in range(200):
         if len(cases) >= min(DRAWS_PER_QUESTION, total):

@@ -1,6 +1,6 @@
 """Instructors without git: upload an exercise folder as a zip, validate it, preview it, publish it.
 
-An upload is proven exactly like a folder in exercises/ (grader.content.validate_exercise:
+An upload is proven exactly like a folder in exercises/ (grader.host.validate_exercise:
 the solution ACCEPTED, the starter not, every mutant its declared verdict) by the grading
 app's validate_upload task. Publishing writes the folder into CONTENT_DIR/coding/<slug>, so
 sync_content, CI and git see the same content, and makes it the exercise's current version.
@@ -21,8 +21,8 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from catalog.models import Exercise, ExerciseUpload
 from catalog.services import exercise_folder_files, exercise_version_ensure, upload_folder
+from grader.content_root import folder_digest
 from grader.host import ExerciseSpec, SpecError, UnsafeArchive, load_exercise, read_exercise_zip, write_exercise_folder
-from grader.spec import folder_digest
 from grading.services import upload_validation_queue
 
 

@@ -86,7 +86,7 @@ class ExerciseUpload(models.Model):
     files = models.JSONField()
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     error = models.TextField(blank=True, help_text="why the folder itself is invalid")
-    report = models.JSONField(null=True, blank=True, help_text="grader.content.ExerciseReport.to_dict()")
+    report = models.JSONField(null=True, blank=True, help_text="grader.host.ExerciseReport.to_dict()")
     published_version = models.ForeignKey(
         ExerciseVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )

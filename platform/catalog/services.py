@@ -8,9 +8,8 @@ from django.conf import settings
 from django.db import transaction
 
 from catalog.models import Exercise, ExerciseUpload, ExerciseVersion
-from grader.content import exercise_folders
+from grader.content_root import exercise_folders, folder_files
 from grader.host import ExerciseSpec, SpecError, load_exercise, write_exercise_folder
-from grader.spec import SKIPPED_NAMES
 
 
 @dataclasses.dataclass
@@ -24,13 +23,7 @@ class SyncReport:
 
 def exercise_folder_files(path: Path) -> dict[str, str]:
     """Every text file of an exercise folder, by POSIX relative path; links are not followed."""
-    files = {}
-    for file in sorted(path.rglob("*")):
-        relative = file.relative_to(path)
-        if SKIPPED_NAMES.intersection(relative.parts) or file.is_symlink() or not file.is_file():
-            continue
-        files[relative.as_posix()] = file.read_text(encoding="utf-8")
-    return files
+    return {relative: data.decode("utf-8") for relative, data in folder_files(path).items()}
 
 
 @transaction.atomic

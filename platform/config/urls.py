@@ -14,6 +14,7 @@ urlpatterns = [
     path("boards/", include("leaderboards.urls")),
     path("quizzes/", include("quizzes.urls")),
     path("interviews/", include("interviews.urls")),
+    path("lessons/", include("lessons.urls")),
     path("glossary/", include("glossary.urls")),
     path("authoring/", include("authoring.urls")),
     path("", include("operations.urls")),

@@ -13,7 +13,7 @@ from django.db.models import Count, Min, Q
 from catalog.languages import localized
 from courses.models import AssignmentItem, Course
 from courses.selectors import students_of
-from grader.performance import overall_ratio
+from grader.host.performance import overall_ratio
 from grading.models import Submission
 from quizzes.models import AttemptItem, QuizAttempt
 

@@ -1,11 +1,11 @@
-"""The platform's one reading of the grader's result document (grader.verdict for now; the
-grading contract module once it lands): what is a platform fault, what a student is scored."""
+"""The platform's one reading of the grader's result document (through grader.contract):
+what is a platform fault, what a student is scored."""
 from __future__ import annotations
 
 from typing import Any
 
+from grader.contract import Kind
 from grader.host import Verdict
-from grader.verdict import Kind
 
 INTERNAL_ERROR = Kind.INTERNAL_ERROR.value
 VERDICT_CHOICES = [(kind.value, kind.value) for kind in Kind]

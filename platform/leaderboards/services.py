@@ -7,7 +7,7 @@ import hashlib
 from django.db import transaction
 
 from catalog.models import Exercise
-from grader.performance import overall_ratio
+from grader.host.performance import overall_ratio
 from grading.models import Submission
 from grading.services import submission_create
 from leaderboards.models import Entry

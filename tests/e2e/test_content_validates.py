@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.content_root import exercise_folders
 from sandbox import docker_available
 
 pytestmark = pytest.mark.slow
@@ -24,7 +25,7 @@ def test_all_content_validates_on_docker(requires):
     )
     report = json.loads(done.stdout)
     assert done.returncode == 0, json.dumps(report, indent=1)[-6000:]
-    in_repository = sorted(p.name for p in (ROOT / "exercises" / "coding").iterdir() if p.is_dir())
+    in_repository = [folder.name for folder in exercise_folders(ROOT / "exercises")]
     by_slug = {exercise["slug"]: exercise for exercise in report["exercises"]}
     assert sorted(by_slug) == in_repository
     proven = [slug for slug, exercise in by_slug.items() if exercise["ok"] and not exercise["skipped"]]
@@ -33,6 +34,7 @@ def test_all_content_validates_on_docker(requires):
         programs = {run["program"] for run in by_slug[slug]["runs"]}
         assert {"solution", "starter"} <= programs and any(p.startswith("mutant:") for p in programs), slug
     assert report["quizzes"] and not any(report["quizzes"].values()), report["quizzes"]
+    assert report["lessons"] and not any(report["lessons"].values()), report["lessons"]   # every code block run
     for slug, exercise in sorted(by_slug.items()):
         print(f"{slug:28} {'skipped: ' + exercise['skipped'] if exercise['skipped'] else 'proven'} "
               f"({len(exercise['runs'])} programs, {exercise['seconds']} s)")

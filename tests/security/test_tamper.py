@@ -6,9 +6,9 @@ import textwrap
 
 import pytest
 
-from grader.pipeline import grade
-from grader.spec import load_exercise
-from grader.verdict import Kind
+from grader.contract import Kind
+from grader.host.pipeline import grade
+from grader.host.spec import load_exercise
 from tests.grader.factories import GRADING_BACKENDS, STATIC_GRAPH, grading_sandbox
 
 SPEC = load_exercise(STATIC_GRAPH)

@@ -1,7 +1,7 @@
 """Checks for broadcast-autograd: values and leaf gradients against the reference, with broadcasting everywhere."""
 import numpy as np
 
-from grader.harness import ProgramError, check, close, fail
+from grader.harness import ProgramError, check, close, fail, fn, run_in
 from grader.harness.programs import RemoteAttribute
 
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "matmul": "@"}
@@ -151,3 +151,18 @@ def random_steps(rng):
 def random_broadcasting_expressions(student, reference, rng):
     for _ in range(6):
         compare(student, reference, random_steps(rng), "a random broadcasting expression")
+
+
+# A chain of 2 * n ops built and differentiated inside the program (one call, not one per op).
+CHAIN = fn(
+    "lambda n: (lambda sys: (lambda T: (lambda x, b: (lambda y: (y.backward(), [y.data, x.grad, b.grad])[1])("
+    "__import__('functools').reduce(lambda acc, _: acc * 0.999 + b, range(n), x).sum()))"
+    "(T(np.ones((2, 3))), T(np.full(3, 0.001))))((sys.modules.get('submission') or sys.modules['solution']).Tensor))"
+    "(__import__('sys'))"
+)
+
+
+@check(points=1)
+def a_chain_of_3000_ops(student, reference, rng):
+    close(run_in(student, CHAIN, 1500), run_in(reference, CHAIN, 1500),
+          what="(value, x.grad, b.grad) after 1500 steps of y = y * 0.999 + b")

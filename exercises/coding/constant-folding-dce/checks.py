@@ -1,4 +1,7 @@
-"""Checks for constant-folding-dce: same outputs on any feed, and exactly the folded, live nodes."""
+"""Checks for constant-folding-dce: same outputs and printed values on any feed, and exactly the
+folded, live nodes; random and print nodes are never folded and never removed."""
+import zlib
+
 import numpy as np
 
 from grader.harness import check, close, equal, fail
@@ -11,18 +14,27 @@ RUN = {
 }
 
 
-def evaluate(graph, feed):
-    """Run a graph on numpy values: what the optimized graph must still compute."""
-    values = {}
+def evaluate(graph, feed, run=0):
+    """Run a graph on numpy values: its outputs and what it printed, in order.
+
+    A random node draws from a generator seeded by its name and the run number, so the same
+    node gives the same value in the original and the optimized graph, and a new one each run.
+    """
+    values, printed = {}, []
     for node in graph["nodes"]:
-        op = node["op"]
+        op, name = node["op"], node["name"]
         if op == "input":
-            values[node["name"]] = feed[node["name"]]
+            values[name] = feed[name]
         elif op == "const":
-            values[node["name"]] = np.float64(node["value"])
+            values[name] = np.float64(node["value"])
+        elif op == "random":
+            values[name] = np.random.default_rng([zlib.crc32(name.encode()), run]).uniform()
+        elif op == "print":
+            values[name] = values[node["inputs"][0]]
+            printed.append((name, np.asarray(values[name], dtype=np.float64)))
         else:
-            values[node["name"]] = RUN[op](*[values[name] for name in node["inputs"]])
-    return {name: np.asarray(values[name], dtype=np.float64) for name in graph["outputs"]}
+            values[name] = RUN[op](*[values[i] for i in node["inputs"]])
+    return {"outputs": {name: np.asarray(values[name], dtype=np.float64) for name in graph["outputs"]}, "printed": printed}
 
 
 def well_formed(graph, what):
@@ -43,8 +55,13 @@ def well_formed(graph, what):
 def compare(student, reference, graph, feeds, what):
     got, want = student.optimize(graph), reference.optimize(graph)
     well_formed(got, what)
-    for feed in feeds:
-        close(evaluate(got, feed), evaluate(graph, feed), rtol=1e-9, atol=1e-12, what=f"{what}: outputs of the optimized graph")
+    for run, feed in enumerate(feeds):
+        mine, theirs = evaluate(got, feed, run), evaluate(graph, feed, run)
+        close(mine["outputs"], theirs["outputs"], rtol=1e-9, atol=1e-12, what=f"{what}: outputs of the optimized graph")
+        if [name for name, _ in mine["printed"]] != [name for name, _ in theirs["printed"]]:
+            fail(f"{what}: the optimized graph prints {[n for n, _ in mine['printed']]}, the original prints "
+                 f"{[n for n, _ in theirs['printed']]}: a print is a side effect, and it must survive")
+        close(mine["printed"], theirs["printed"], rtol=1e-9, atol=1e-12, what=f"{what}: the printed values")
     mine = {node["name"]: node for node in got["nodes"]}
     theirs = {node["name"]: node for node in want["nodes"]}
     dead = sorted(set(mine) - set(theirs))
@@ -54,6 +71,8 @@ def compare(student, reference, graph, feeds, what):
     if lost:
         fail(f"{what}: node {lost[0]!r} is missing, but an output still needs it")
     for name, node in theirs.items():
+        if node["op"] in ("random", "print") and mine[name]["op"] != node["op"]:
+            fail(f"{what}: node {name!r} is a {node['op']} node: it must stay one, not become a {mine[name]['op']!r} node")
         if node["op"] == "const" and mine[name]["op"] != "const":
             fail(f"{what}: node {name!r} depends only on constants and should have been folded")
         if node["op"] != "const" and mine[name]["op"] == "const":
@@ -66,6 +85,20 @@ def compare(student, reference, graph, feeds, what):
 def feeds_for(graph, rng, count=2):
     inputs = [node["name"] for node in graph["nodes"] if node["op"] == "input"]
     return [{name: rng.uniform(-1.5, 1.5, size=3) for name in inputs} for _ in range(count)]
+
+
+def with_side_effects(rng, graph):
+    """The graph with a few random nodes used by others and a few prints, some of them dead."""
+    nodes = []
+    for node in graph["nodes"]:
+        nodes.append(node)
+        roll = float(rng.random())
+        if roll < 0.08:
+            nodes.append({"name": f"{node['name']}_noise", "op": "random", "inputs": []})
+            nodes.append({"name": f"{node['name']}_jitter", "op": "add", "inputs": [node["name"], f"{node['name']}_noise"]})
+        elif roll < 0.16 and node["op"] != "input":
+            nodes.append({"name": f"{node['name']}_shown", "op": "print", "inputs": [node["name"]]})
+    return {"nodes": nodes, "outputs": graph["outputs"]}
 
 
 def random_graph(rng, size):
@@ -170,11 +203,39 @@ def leaves_the_input_graph_untouched(student, reference, rng):
     well_formed(got, "optimize(neuron)")
 
 
+@check(points=2)
+def random_and_print_nodes_survive(student, reference, rng):
+    graph = {
+        "nodes": [
+            {"name": "x", "op": "input", "inputs": []},
+            {"name": "half", "op": "const", "inputs": [], "value": 0.5},
+            {"name": "two", "op": "const", "inputs": [], "value": 2.0},
+            {"name": "one", "op": "mul", "inputs": ["half", "two"]},
+            {"name": "noise", "op": "random", "inputs": []},
+            {"name": "scaled", "op": "mul", "inputs": ["noise", "half"]},
+            {"name": "shown", "op": "print", "inputs": ["one"]},
+            {"name": "y", "op": "add", "inputs": ["x", "scaled"]},
+            {"name": "debug", "op": "print", "inputs": ["x"]},
+            {"name": "unused_noise", "op": "random", "inputs": []},
+        ],
+        "outputs": ["y"],
+    }
+    feeds = [{"x": np.array([1.0, -2.0, 0.5])}, {"x": np.array([0.0, 3.0, -1.0])}]
+    compare(student, reference, graph, feeds, "y = x + random() * 0.5, with print(0.5 * 2), print(x) and an unused random()")
+
+
 @check(points=3)
 def random_graphs(student, reference, rng):
     for size in (10, 30, 80):
         graph = random_graph(rng, size)
         compare(student, reference, graph, feeds_for(graph, rng), f"a random graph of {size} nodes")
+
+
+@check(points=2)
+def random_graphs_with_side_effects(student, reference, rng):
+    for size in (15, 60):
+        graph = with_side_effects(rng, random_graph(rng, size))
+        compare(student, reference, graph, feeds_for(graph, rng, 3), f"a random graph of {size} nodes with random and print nodes")
 
 
 @check(points=1)

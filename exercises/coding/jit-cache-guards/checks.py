@@ -45,14 +45,22 @@ def a_size_that_changes_becomes_dynamic(student, reference, rng):
 
 
 @check(points=1)
-def plain_numbers_are_specialised(student, reference, rng):
-    replay(student, reference, SCALE, [(ones(3), 2.0), (ones(3), 3.0), (ones(3), 2.0), (ones(3), 2)], "x * k + 1 for several k")
+def a_number_that_changes_becomes_dynamic(student, reference, rng):
+    calls = [(ones(3), 2.0), (ones(3), 3.0), (ones(3), 2.0), (ones(3), 7.5), (ones(3), 2), (ones(3), 5)]
+    replay(student, reference, SCALE, calls, "x * k + 1 for several k")
+
+
+@check(points=2)
+def sizes_zero_and_one_stay_specialised(student, reference, rng):
+    calls = [(ones(4, 3), 2.0), (ones(5, 3), 2.0), (ones(1, 3), 2.0), (ones(7, 3), 2.0), (ones(1, 3), 2.0), (ones(0, 3), 2.0),
+             (ones(2, 3), 2.0)]
+    replay(student, reference, SCALE, calls, "batches of 4, 5, 1, 7, 1, 0 and 2 rows")
 
 
 @check(points=1)
 def past_the_limit_it_runs_eagerly(student, reference, rng):
-    calls = [(ones(2), float(k)) for k in range(6)] + [(ones(2), 0.0), (ones(2), 9.0)]
-    replay(student, reference, SCALE, calls, "six different k with cache_limit=3", cache_limit=3)
+    calls = [(ones(n, 2), 2.0) for n in (4, 5, 1, 0)] + [(ones(3, 2), 2.0), (ones(2), 2.0), (ones(3), 2.0), (ones(1, 2), 2.0)]
+    replay(student, reference, SCALE, calls, "shapes 4x2, 5x2, 1x2, 0x2, 3x2, 2, 3, 1x2 with cache_limit=3", cache_limit=3)
 
 
 @check(points=1)
@@ -67,8 +75,8 @@ def random_call_sequences(student, reference, rng):
     for limit in (2, 4, 8):
         calls = []
         for _ in range(25):
-            rows = int(rng.choice([4, 4, 4, 8, 16, 3]))
-            cols = int(rng.choice([3, 3, 3, 5]))
+            rows = int(rng.choice([4, 4, 4, 8, 16, 3, 1, 0]))
+            cols = int(rng.choice([3, 3, 3, 5, 1]))
             dtype = np.float32 if rng.random() < 0.2 else np.float64
             k = float(rng.choice([2.0, 2.0, 2.0, 0.5])) if rng.random() < 0.9 else int(rng.integers(1, 3))
             x = rng.normal(size=(rows, cols)).astype(dtype)

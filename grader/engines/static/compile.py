@@ -8,16 +8,27 @@ because the lessons and the judges read them.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
+from .. import events
 from ..errors import GraphError, MissingInputError, ShapeError, user_location
-from ..ops import CODEGEN_GLOBALS, get_op
+from ..ops import CODEGEN_GLOBALS, OpDef, get_op
 from .graph import Graph, Node
-from .ir import IRNode, Program, _VIEW_OPS, dumps
-from .passes import (eliminate_common_subexpressions, eliminate_dead_code, fold_constants, fuse_elementwise,
-                     infer_shapes, order_graph, plan_memory, simplify, unplanned_peak_bytes)
+from .ir import _VIEW_OPS, IRNode, Program, dumps
+from .passes import (
+    eliminate_common_subexpressions,
+    eliminate_dead_code,
+    fold_constants,
+    fuse_elementwise,
+    infer_shapes,
+    order_graph,
+    plan_memory,
+    simplify,
+    unplanned_peak_bytes,
+)
 
 Pass = Callable[[Program], Program]
 
@@ -38,10 +49,10 @@ def default_passes(optimize: bool = True, fuse: bool = True, plan: bool = True) 
 
 def compile_graph(graph: Graph, outputs: Node | str | Sequence[Node | str], *, optimize: bool = True,
                   fuse: bool = True, plan_memory: bool = True,
-                  passes: Sequence[tuple[str, Pass]] | None = None) -> "Executable":
+                  passes: Sequence[tuple[str, Pass]] | None = None) -> Executable:
     """Compile the part of `graph` that `outputs` need; afterwards the graph accepts no new op."""
     single = isinstance(outputs, (Node, str))
-    requested = [outputs] if single else list(outputs)
+    requested: list[Node | str] = [outputs] if isinstance(outputs, (Node, str)) else list(outputs)
     if not requested:
         raise GraphError("compile() needs at least one output")
     output_nodes = [graph.node(o) if isinstance(o, str) else o for o in requested]
@@ -53,9 +64,18 @@ def compile_graph(graph: Graph, outputs: Node | str | Sequence[Node | str], *, o
     for name, run_pass in (passes if passes is not None else default_passes(optimize, fuse, plan_memory)):
         program = run_pass(program)
         stages.append((name, program))
+        if events.listener is not None:
+            events.listener({"engine": "static", "kind": "pass", "graph": graph.name, "pass": name,
+                             "nodes": len(program.nodes), "kernels": program.kernel_count,
+                             "notes": list(program.notes)})
     if graph.compiled_at is None:
         graph.compiled_at = user_location()
-    return Executable(graph, program, stages, single, planned=any(n == "plan_memory" for n, _ in stages))
+    executable = Executable(graph, program, stages, single, planned=any(n == "plan_memory" for n, _ in stages))
+    if events.listener is not None:
+        events.listener({"engine": "static", "kind": "compiled", "graph": graph.name,
+                         "plan": [n.name for n in program.nodes], "kernels": executable.kernel_count,
+                         "peak_bytes": executable.peak_bytes})
+    return executable
 
 
 class Executable:
@@ -73,6 +93,7 @@ class Executable:
         self._single = single
         self.placeholders = {n.name: n for n in program.nodes if n.op == "placeholder"}
         self.source, self._run = _generate(program, graph, planned)
+        self._run_observed: Callable[..., Any] | None = None  # the same code, emitting a ``run`` event per node
 
     # ---------------------------------------------------------------------- running
     def run(self, feeds: dict[Any, Any] | None = None, **named_feeds: Any) -> Any:
@@ -92,11 +113,16 @@ class Executable:
                 raise ShapeError(f"placeholder '{node.name}' (created at {node.source}) has shape {node.shape}, "
                                  f"it was fed shape {array.shape}")
             given[node.id] = array
-        for name, node in self.placeholders.items():
-            if node.id not in given:
+        for name, placeholder in self.placeholders.items():
+            if placeholder.id not in given:
                 raise MissingInputError(
-                    f"placeholder '{name}' (created at {node.source}) needs a value: run({{'{name}': ...}})")
-        results = self._run(given, self.graph.variables)
+                    f"placeholder '{name}' (created at {placeholder.source}) needs a value: run({{'{name}': ...}})")
+        if events.listener is None:
+            results = self._run(given, self.graph.variables)
+        else:
+            if self._run_observed is None:
+                self._run_observed = _generate(self.plan, self.graph, self.planned, observe=True)[1]
+            results = self._run_observed(given, self.graph.variables)
         return results[0] if self._single else list(results)
 
     __call__ = run
@@ -168,8 +194,11 @@ class Executable:
 # -------------------------------------------------------------------------- code generation
 
 
-def _generate(program: Program, graph: Graph, planned: bool) -> tuple[str, Callable]:
+def _generate(program: Program, graph: Graph, planned: bool, observe: bool = False) -> tuple[str, Callable[..., Any]]:
+    """The plan as one Python function; with `observe`, every node also reports its value as an event."""
     env: dict[str, Any] = dict(CODEGEN_GLOBALS)
+    if observe:
+        env["_observe"] = _emitter(program, graph)
     pool = [np.empty(max(size, 1), dtype=np.uint8) for size in program.buffers]
     names: dict[int, str] = {}
     kernels: list[str] = []
@@ -178,7 +207,8 @@ def _generate(program: Program, graph: Graph, planned: bool) -> tuple[str, Calla
 
     def buffer_name(node: IRNode) -> str:
         name = f"b{node.id}"
-        env[name] = pool[node.buffer][:node.nbytes].view(node.dtype).reshape(node.shape)
+        assert node.buffer is not None  # only planned nodes get a buffer name
+        env[name] = pool[node.buffer][:node.nbytes].view(node.dtype).reshape(node.typed[0])
         return name
 
     for node in program.nodes:
@@ -212,8 +242,10 @@ def _generate(program: Program, graph: Graph, planned: bool) -> tuple[str, Calla
                 body.extend(f"{line}  # {node.name}" for line in op.emit(out, args, node.attrs))
             else:
                 out = f"t{node.id}"
-                body.append(f"{out} = {op.expr(args, node.attrs)}  # {node.name}")
+                body.append(f"{out} = {_expr(op, args, node.attrs)}  # {node.name}")
             names[node.id] = out
+        if observe:
+            body.append(f"_observe({node.id}, {names[node.id]})")
     by_id = program.by_id()
     results = []
     for o in program.outputs:
@@ -230,18 +262,19 @@ def _generate(program: Program, graph: Graph, planned: bool) -> tuple[str, Calla
 def _kernel_source(kernel: str, node: IRNode, env: dict[str, Any], buffer_name: Callable[[IRNode], str]) -> str:
     params = {i: f"x{k}" for k, i in enumerate(node.inputs)}
     lines = [f"def {kernel}({', '.join(list(params.values()) + ['out'])}):",
-             f"    # {' -> '.join(b.op for b in node.body)}"]
-    for inner in node.body:
+             f"    # {' -> '.join(b.op for b in node.body or [])}"]
+    body = node.body or []
+    for inner in body:
         op = get_op(inner.op)
         args = [params[i] for i in inner.inputs]
-        if inner is node.body[-1]:
-            lines.extend(f"    {line}" for line in op.emit("out", args, inner.attrs))
+        if inner is body[-1]:
+            lines.extend(f"    {line}" for line in _emit(op, "out", args, inner.attrs))
         elif inner.buffer is not None:
             name = buffer_name(inner)
-            lines.extend(f"    {line}" for line in op.emit(name, args, inner.attrs))
+            lines.extend(f"    {line}" for line in _emit(op, name, args, inner.attrs))
             params[inner.id] = name
         else:
-            lines.append(f"    t{inner.id} = {op.expr(args, inner.attrs)}")
+            lines.append(f"    t{inner.id} = {_expr(op, args, inner.attrs)}")
             params[inner.id] = f"t{inner.id}"
     return "\n".join(lines) + "\n"
 
@@ -257,3 +290,28 @@ def compile(outputs: Node | str | Sequence[Node | str], graph: Graph | None = No
 
 
 __all__ = ["Executable", "compile", "compile_graph", "default_passes"]
+
+
+def _emitter(program: Program, graph: Graph) -> Callable[[int, Any], None]:
+    by_id = program.by_id()
+
+    def emit(node_id: int, value: Any) -> None:
+        node = by_id[node_id]
+        if events.listener is not None:
+            events.listener({"engine": "static", "kind": "run", "graph": graph.name, "node": node.name, "op": node.op,
+                             "fused": [b.op for b in node.body] if node.body else None,
+                             "value": events.value_summary(value)})
+    return emit
+
+
+def _emit(op: OpDef, out: str, args: list[str], attrs: dict[str, Any]) -> list[str]:
+    """The statements that compute ``op`` into the buffer ``out`` (every fusable op has them)."""
+    if op.emit is None:
+        raise GraphError(f"{op.name} has no in-place form to fuse or plan")
+    return op.emit(out, args, attrs)
+
+
+def _expr(op: OpDef, args: list[str], attrs: dict[str, Any]) -> str:
+    if op.expr is None:
+        raise GraphError(f"{op.name} has no expression form")
+    return op.expr(args, attrs)

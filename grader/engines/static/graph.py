@@ -8,12 +8,22 @@ returns an executable that can run many times with different feeds.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import (GradientError, GraphError, GraphFrozenError, NoValueError, ShapeError, SourceLocation,
-                      TracerError, user_location)
+from .. import events
+from ..errors import (
+    GradientError,
+    GraphError,
+    GraphFrozenError,
+    NoValueError,
+    ShapeError,
+    SourceLocation,
+    TracerError,
+    user_location,
+)
 from ..functional import TensorLike
 from ..ops import OpDef, OpRuleError, get_op, is_scalar, partner_dtype, scalar_dtype
 
@@ -29,7 +39,7 @@ class Node(TensorLike):
     __slots__ = ("graph", "id", "op", "inputs", "attrs", "shape", "dtype", "name", "source")
     _priority = 2  # symbolic wins: an eager tensor meeting a node becomes a graph constant
 
-    def __init__(self, graph: "Graph", node_id: int, op: str, inputs: tuple, attrs: dict,
+    def __init__(self, graph: Graph, node_id: int, op: str, inputs: tuple[Any, ...], attrs: dict[str, Any],
                  shape: tuple[int, ...] | None, dtype: np.dtype | None, name: str, source: SourceLocation) -> None:
         self.graph = graph
         self.id = node_id
@@ -42,7 +52,7 @@ class Node(TensorLike):
         self.source = source
 
     @classmethod
-    def _apply(cls, op: OpDef, args: Sequence[Any], attrs: dict) -> "Node":
+    def _apply(cls, op: OpDef, args: Sequence[Any], attrs: dict[str, Any]) -> Node:
         graph = next(a.graph for a in args if isinstance(a, Node))
         return graph.op(op.name, args, **attrs)
 
@@ -80,7 +90,7 @@ class Node(TensorLike):
     def numpy(self) -> np.ndarray:
         raise self._no_value("numpy()")
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: Any = None) -> None:
         raise self._no_value("converting to a numpy array")
 
     def __len__(self) -> int:
@@ -88,7 +98,7 @@ class Node(TensorLike):
             raise TypeError(f"'{self.name}' is a scalar and has no len()")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> None:
         raise self._no_value("iterating over a node")
 
     def __repr__(self) -> str:
@@ -111,7 +121,7 @@ class Graph:
         self.tracing = False
 
     # -------------------------------------------------------------------------- context
-    def __enter__(self) -> "Graph":
+    def __enter__(self) -> Graph:
         _graph_stack.append(self)
         return self
 
@@ -128,7 +138,7 @@ class Graph:
         """A value fixed at build time (the constant-folding pass may compute with it)."""
         array = np.array(value, dtype=dtype)
         array.setflags(write=False)
-        node = self._add("constant", (), {}, array.shape, array.dtype, name)
+        node = self._add("constant", (), {}, array.shape, array.dtype, name, value=array)
         self.constants[node.id] = array
         return node
 
@@ -180,7 +190,7 @@ class Graph:
         known += [np.asarray(x).dtype for x in inputs
                   if not isinstance(x, (Node, str)) and not is_scalar(x) and not isinstance(x, TensorLike)]
         partner = partner_dtype(known)
-        lifted = []
+        lifted: list[Any] = []
         for x in inputs:
             if isinstance(x, Node):
                 if x.graph is not self:
@@ -188,7 +198,8 @@ class Graph:
                                      f"'{self.name}' and '{x.graph.name}'; build everything in one graph")
                 lifted.append(x)
             elif isinstance(x, str):
-                lifted.append(self._by_name.get(x, x))  # a name defined later stays a string until compile
+                named = self._by_name.get(x)
+                lifted.append(x if named is None else named)  # a name defined later stays a string until compile
             elif is_scalar(x):
                 lifted.append(self.constant(x, dtype=scalar_dtype(x, partner)))
             elif isinstance(x, TensorLike):
@@ -197,12 +208,16 @@ class Graph:
                 lifted.append(self.constant(np.asarray(x)))
         return lifted
 
-    def _add(self, op: str, inputs: tuple, attrs: dict, shape, dtype, name: str | None) -> Node:
+    def _add(
+        self, op: str, inputs: tuple[Any, ...], attrs: dict[str, Any], shape: Any, dtype: Any, name: str | None,
+        value: np.ndarray | None = None,
+    ) -> Node:
         if self.compiled_at is not None:
             raise GraphFrozenError(
                 f"cannot add {op} at {user_location().describe()}: graph '{self.name}' was compiled at "
                 f"{self.compiled_at} and is frozen, as a static graph is once it is built. Add every op "
-                f"before compile(), or build a new Graph for the new computation.")
+                f"before compile(), or build a new Graph for the new computation."
+            )
         if name is None:
             count = self._counts.get(op, 0)
             self._counts[op] = count + 1
@@ -212,11 +227,19 @@ class Graph:
                 self._counts[op] = count + 1
                 name = f"{op}_{count}"
         elif name in self._by_name:
-            raise GraphError(f"graph '{self.name}' already has a node named '{name}' "
-                             f"(created at {self._by_name[name].source}); pick another name")
+            raise GraphError(
+                f"graph '{self.name}' already has a node named '{name}' "
+                f"(created at {self._by_name[name].source}); pick another name"
+            )
         node = Node(self, len(self.nodes), op, inputs, attrs, shape, dtype, name, user_location())
         self.nodes.append(node)
         self._by_name[name] = node
+        if events.listener is not None:
+            events.listener({"engine": "static", "kind": "define", "graph": self.name, "node": name, "op": op,
+                             "inputs": [i.name if isinstance(i, Node) else i for i in inputs],
+                             "shape": list(shape) if shape is not None else None,
+                             "dtype": np.dtype(dtype).name if dtype is not None else None,
+                             "value": events.value_summary(value) if value is not None else None})
         return node
 
     def node(self, name: str) -> Node:
@@ -226,9 +249,10 @@ class Graph:
             raise GraphError(f"graph '{self.name}' has no node named '{name}'") from None
 
     # -------------------------------------------------------------------------- compiling
-    def compile(self, outputs: "Node | str | Sequence[Node | str]", **options: Any) -> "Executable":
+    def compile(self, outputs: Node | str | Sequence[Node | str], **options: Any) -> Executable:
         """Run the compiler passes and freeze the graph; see :func:`grader.engines.static.compile`."""
         from .compile import compile_graph
+
         return compile_graph(self, outputs, **options)
 
     def __repr__(self) -> str:
@@ -276,11 +300,11 @@ class _NodeEmitter:
         return self.graph.op(name, args, **attrs)
 
     @staticmethod
-    def shape(value: Node) -> tuple[int, ...]:
+    def shape(value: Node) -> tuple[int, ...] | None:
         return value.shape
 
     @staticmethod
-    def dtype(value: Node) -> np.dtype:
+    def dtype(value: Node) -> np.dtype | None:
         return value.dtype
 
 
@@ -294,8 +318,10 @@ def gradients(y: Node, xs: Sequence[Node], grad_y: Node | Any = None) -> list[No
     xs = list(xs)
     if grad_y is None:
         if y.shape is None or int(np.prod(y.shape)) != 1:
-            raise GradientError(f"gradients() of '{y.name}' with shape {y.shape} needs grad_y: "
-                                f"reduce it to one value first (e.g. .sum()) or pass grad_y")
+            raise GradientError(
+                f"gradients() of '{y.name}' with shape {y.shape} needs grad_y: "
+                f"reduce it to one value first (e.g. .sum()) or pass grad_y"
+            )
         grad_y = graph.constant(np.ones(y.shape, dtype=y.dtype))
     elif not isinstance(grad_y, Node):
         grad_y = graph.constant(np.asarray(grad_y, dtype=y.dtype))
@@ -304,7 +330,8 @@ def gradients(y: Node, xs: Sequence[Node], grad_y: Node | Any = None) -> list[No
     depends: dict[int, bool] = {}
     for node in order:
         depends[node.id] = node.id in wanted or any(
-            depends.get(i.id, False) for i in node.inputs if isinstance(i, Node))
+            depends.get(i.id, False) for i in node.inputs if isinstance(i, Node)
+        )
     emitter = _NodeEmitter(graph)
     grads: dict[int, Node] = {y.id: grad_y}
     for node in reversed(order):
@@ -318,7 +345,7 @@ def gradients(y: Node, xs: Sequence[Node], grad_y: Node | Any = None) -> list[No
         if op.vjp is None:
             continue
         input_grads = op.vjp(emitter, g, list(node.inputs), node, needs, **node.attrs)
-        for inp, needed, gi in zip(node.inputs, needs, input_grads):
+        for inp, needed, gi in zip(node.inputs, needs, input_grads, strict=True):
             if needed and gi is not None:
                 grads[inp.id] = gi if inp.id not in grads else graph.op("add", (grads[inp.id], gi))
     result = []
@@ -341,8 +368,10 @@ def _ancestors_in_order(y: Node) -> list[Node]:
             stack[-1] = (node, k + 1)
             child = node.inputs[k]
             if isinstance(child, str):
-                raise GraphError(f"gradients() needs every input defined, but '{node.name}' (at {node.source}) "
-                                 f"still refers to '{child}' by name")
+                raise GraphError(
+                    f"gradients() needs every input defined, but '{node.name}' (at {node.source}) "
+                    f"still refers to '{child}' by name"
+                )
             if child.id not in seen:
                 seen.add(child.id)
                 stack.append((child, 0))
@@ -352,5 +381,13 @@ def _ancestors_in_order(y: Node) -> list[Node]:
     return order
 
 
-__all__ = ["Graph", "Node", "get_default_graph", "reset_default_graph", "placeholder", "constant",
-           "variable", "gradients"]
+__all__ = [
+    "Graph",
+    "Node",
+    "get_default_graph",
+    "reset_default_graph",
+    "placeholder",
+    "constant",
+    "variable",
+    "gradients",
+]

@@ -30,7 +30,7 @@ class IRNode:
     name: str
     source: SourceLocation
     value: np.ndarray | None = None      # constants only
-    body: list["IRNode"] | None = None   # fused kernels: the elementwise ops inside, in order
+    body: list[IRNode] | None = None   # fused kernels: the elementwise ops inside, in order
     buffer: int | None = None            # memory plan: which pooled buffer holds the result
 
     @property
@@ -42,6 +42,13 @@ class IRNode:
         if self.shape is None or self.dtype is None:
             return 0
         return int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+    @property
+    def typed(self) -> tuple[tuple[int, ...], np.dtype]:
+        """Shape and dtype, which every node has once shapes are inferred (passes/infer.py)."""
+        if self.shape is None or self.dtype is None:
+            raise ValueError(f"{self.name}: shape and dtype are not inferred yet")
+        return self.shape, self.dtype
 
     def type_str(self) -> str:
         if self.shape is None:
@@ -60,7 +67,7 @@ class Program:
     #: filled by the memory planner: byte size of each pooled buffer
     buffers: list[int] = field(default_factory=list)
 
-    def copy(self) -> "Program":
+    def copy(self) -> Program:
         return Program([copy.copy(n) for n in self.nodes], list(self.outputs), [], list(self.buffers))
 
     def by_id(self) -> dict[int, IRNode]:
@@ -111,7 +118,6 @@ class Program:
         }
 
     def to_dot(self, title: str = "plan") -> str:
-        names = self.names()
         lines = [f'digraph "{_esc(title)}" {{', "  rankdir=TB;",
                  '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];']
         outputs = set(self.outputs)

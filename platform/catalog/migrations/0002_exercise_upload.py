@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
                 ('files', models.JSONField()),
                 ('status', models.CharField(choices=[('queued', 'queued'), ('validating', 'validating'), ('valid', 'valid'), ('invalid', 'invalid'), ('published', 'published')], default='queued', max_length=16)),
                 ('error', models.TextField(blank=True, help_text='why the folder itself is invalid')),
-                ('report', models.JSONField(blank=True, help_text='grader.content.ExerciseReport.to_dict()', null=True)),
+                ('report', models.JSONField(blank=True, help_text='grader.host.ExerciseReport.to_dict()', null=True)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('validated_at', models.DateTimeField(blank=True, null=True)),
                 ('published_version', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='catalog.exerciseversion')),

@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "authoring",
     "quizzes",
     "interviews",
+    "lessons",
     "glossary",
     "courses",
     "leaderboards",

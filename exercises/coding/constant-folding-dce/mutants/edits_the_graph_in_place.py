@@ -12,6 +12,8 @@ FOLD = {
     "tanh": math.tanh,
     "relu": lambda a: max(a, 0.0),
 }
+# A new value on every run, or output someone sees: never computed ahead of time, never dropped.
+IMPURE = {"random", "print"}
 
 
 def optimize(graph):
@@ -22,7 +24,7 @@ def optimize(graph):
         if node["op"] == "const":
             constants[node["name"]] = node["value"]
             folded.append(dict(node, inputs=[]))
-        elif node["op"] != "input" and all(name in constants for name in node["inputs"]):
+        elif node["op"] not in ("input", *IMPURE) and all(name in constants for name in node["inputs"]):
             value = float(FOLD[node["op"]](*[constants[name] for name in node["inputs"]]))
             constants[node["name"]] = value
             node.update(op="const", inputs=[], value=value)
@@ -30,7 +32,8 @@ def optimize(graph):
         else:
             folded.append(dict(node, inputs=list(node["inputs"])))
 
-    live, stack = set(), list(graph["outputs"])  # dead-code elimination: walk back from the outputs
+    live = set()  # dead-code elimination: walk back from the outputs and from every side effect
+    stack = list(graph["outputs"]) + [node["name"] for node in folded if node["op"] in IMPURE]
     by_name = {node["name"]: node for node in folded}
     while stack:
         name = stack.pop()

@@ -12,6 +12,8 @@ FOLD = {
     "tanh": math.tanh,
     "relu": lambda a: max(a, 0.0),
 }
+# A new value on every run, or output someone sees: never computed ahead of time, never dropped.
+IMPURE = {"random", "print"}
 
 
 def optimize(graph):
@@ -21,16 +23,17 @@ def optimize(graph):
     for node in graph["nodes"]:  # listed inputs first, so one forward sweep folds whole chains
         if node["op"] == "const":
             constants[node["name"]] = node["value"]
-            originally = set(constants)
             folded.append(dict(node, inputs=[]))
-        elif node["op"] != "input" and all(name in constants and name in originally for name in node["inputs"]):
+            originally = set(constants)
+        elif node["op"] not in ("input", *IMPURE) and all(name in constants and name in originally for name in node["inputs"]):
             value = float(FOLD[node["op"]](*[constants[name] for name in node["inputs"]]))
             constants[node["name"]] = value
             folded.append({"name": node["name"], "op": "const", "inputs": [], "value": value})
         else:
             folded.append(dict(node, inputs=list(node["inputs"])))
 
-    live, stack = set(), list(graph["outputs"])  # dead-code elimination: walk back from the outputs
+    live = set()  # dead-code elimination: walk back from the outputs and from every side effect
+    stack = list(graph["outputs"]) + [node["name"] for node in folded if node["op"] in IMPURE]
     by_name = {node["name"]: node for node in folded}
     while stack:
         name = stack.pop()

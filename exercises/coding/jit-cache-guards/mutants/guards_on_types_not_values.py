@@ -1,77 +1,72 @@
-# A plain number is guarded by its type only: k = 3.0 reuses the k = 2.0 specialisation.
+# A number is guarded by its type only from the first call: k = 3.0 reuses the k = 2.0 version.
 import numpy as np
 
 
-def describe(args):
-    """What the guards look at: per argument, an array's dtype and shape, or a scalar's type and value."""
-    out = []
-    for arg in args:
-        if isinstance(arg, np.ndarray):
-            out.append(("array", arg.dtype.str, tuple(arg.shape)))
-        elif isinstance(arg, (bool, int, float, str)):
-            out.append(("scalar", type(arg).__name__, None))
-        else:
-            raise TypeError(f"jit: cannot guard on an argument of type {type(arg).__name__}")
-    return tuple(out)
-
-
-def guard_passes(guard, seen):
-    if len(guard) != len(seen):
-        return False
-    for g, s in zip(guard, seen):
-        if g[0] != s[0] or g[1] != s[1]:
-            return False
-        if g[0] == "scalar":
-            if g[2] != s[2]:
-                return False
-        elif len(g[2]) != len(s[2]) or any(p is not None and p != d for p, d in zip(g[2], s[2])):
-            return False
-    return True
-
-
-def generalise(guard, seen):
-    """The guard with every size that differs from ``seen`` made dynamic, or None if more than sizes differ."""
-    if len(guard) != len(seen):
-        return None
-    out = []
-    for g, s in zip(guard, seen):
-        if g[0] != s[0] or g[1] != s[1] or (g[0] == "scalar" and g[2] != s[2]):
-            return None
-        if g[0] == "array":
-            if len(g[2]) != len(s[2]):
-                return None
-            g = ("array", g[1], tuple(p if p == d else None for p, d in zip(g[2], s[2])))
-        out.append(g)
-    return tuple(out)
+def describe(arg):
+    """What a guard can look at for one argument: its kind, its type or dtype, and its sizes or value."""
+    if isinstance(arg, np.ndarray):
+        return ("array", arg.dtype.str, tuple(int(n) for n in arg.shape))
+    if isinstance(arg, (bool, int, float, str)):
+        return ("number" if type(arg) in (int, float) else "constant", type(arg).__name__, arg)
+    raise TypeError(f"jit: cannot guard on an argument of type {type(arg).__name__}")
 
 
 class Compiled:
     def __init__(self, fn, cache_limit):
         self.fn = fn
         self.cache_limit = cache_limit
-        self.entries = []  # guards, in the order they were compiled
-        self.compiles = 0
-        self.hits = 0
-        self.eager_calls = 0
+        self.entries = []  # one guard per compiled version
+        self.first = None  # the first call's description: what "changed" is measured against
+        self.changed = set()  # (argument, dimension) pairs, or (argument, None) for a number, seen to change
+        self.compiles = self.hits = self.eager_calls = 0
 
     def __call__(self, *args):
-        seen = describe(args)
-        for guard in self.entries:
-            if guard_passes(guard, seen):
-                self.hits += 1
-                return self.fn(*args)
-        if self.compiles >= self.cache_limit:
-            self.eager_calls += 1  # past the limit: stop compiling, run as plain Python
-            return self.fn(*args)
-        guard = seen
-        for earlier in reversed(self.entries):  # a size changed before: make it dynamic now
-            wider = generalise(earlier, seen)
-            if wider is not None:
-                guard = wider
-                break
-        self.entries.append(guard)
-        self.compiles += 1
+        seen = tuple(describe(a) for a in args)
+        if any(self._passes(guard, seen) for guard in self.entries):
+            self.hits += 1
+        elif self.compiles >= self.cache_limit:
+            self.eager_calls += 1  # past the limit: no new version, plain Python
+        else:
+            self._note_changes(seen)
+            self.entries.append(self._guard(seen))
+            self.compiles += 1
         return self.fn(*args)
+
+    def _note_changes(self, seen):
+        if self.first is None:
+            self.first = seen
+            return
+        if len(seen) != len(self.first):
+            return
+        for i, (now, then) in enumerate(zip(seen, self.first)):
+            if now[0] == then[0] == "array" and len(now[2]) == len(then[2]):  # whatever the dtypes
+                self.changed |= {(i, d) for d, (a, b) in enumerate(zip(now[2], then[2])) if a != b}
+            elif now[0] == then[0] == "number" and now[2] != then[2]:  # an int may follow a float
+                self.changed.add((i, None))
+
+    def _guard(self, seen):
+        guard = []
+        for i, (kind, type_name, value) in enumerate(seen):
+            if kind == "array":
+                value = tuple(None if (i, d) in self.changed and n > 1 else n for d, n in enumerate(value))
+            elif kind == "number":
+                value = None
+            guard.append((kind, type_name, value))
+        return tuple(guard)
+
+    @staticmethod
+    def _passes(guard, seen):
+        if len(guard) != len(seen):
+            return False
+        for (kind, type_name, want), (k, t, got) in zip(guard, seen):
+            if (kind, type_name) != (k, t):
+                return False
+            if kind == "array":
+                if len(want) != len(got) or any(w != g if w is not None else g < 2 for w, g in zip(want, got)):
+                    return False
+            elif want is not None and want != got:
+                return False
+        return True
 
 
 def jit(fn, cache_limit=8):

@@ -25,7 +25,8 @@ def eliminate_common_subexpressions(program: Program) -> Program:
         if node.op in ("placeholder", "variable"):
             kept.append(node)
             continue
-        if node.op == "constant":
+        key: tuple[Any, ...]
+        if node.op == "constant" and node.value is not None:
             if node.value.size > 4096:
                 kept.append(node)
                 continue

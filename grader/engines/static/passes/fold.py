@@ -68,12 +68,14 @@ def simplify(program: Program) -> Program:
             keep = by_id[args[0].inputs[0]]
         elif node.op in ("reshape", "broadcast_to", "sum_to", "cast") and same_type(args[0], node):
             keep = args[0]
-        elif node.op == "transpose" and node.attrs["axes"] == tuple(range(len(node.shape))):
+        elif node.op == "transpose" and node.attrs["axes"] == tuple(range(len(node.typed[0]))):
             keep = args[0]
         elif node.op == "reshape" and args[0].op == "reshape":
             node.inputs = [args[0].inputs[0]]  # reshape of a reshape: one reshape is enough
         if keep is not None and keep.id != node.id:
             result.replace_uses(node.id, keep.id)
             replaced += 1
-    result.notes.append(f"removed {replaced} op(s) that leave their input unchanged (x*1, x+0, same-shape reshape, ...)")
+    result.notes.append(
+        f"removed {replaced} op(s) that leave their input unchanged (x*1, x+0, same-shape reshape, ...)"
+    )
     return result

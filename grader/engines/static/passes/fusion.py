@@ -24,8 +24,9 @@ def fuse_elementwise(program: Program) -> Program:
             continue
         users = consumers.get(node.id, [])
         roots = {group_of.get(u) for u in users}
-        if node.id not in outputs and users and len(roots) == 1 and None not in roots:
-            group_of[node.id] = roots.pop()
+        root = roots.pop() if len(roots) == 1 else None
+        if node.id not in outputs and users and root is not None:
+            group_of[node.id] = root
         else:
             group_of[node.id] = node.id
     members: dict[int, list[IRNode]] = {}

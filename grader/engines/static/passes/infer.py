@@ -15,9 +15,9 @@ def infer_shapes(program: Program) -> Program:
         op = get_op(node.op)
         inputs = [by_id[i] for i in node.inputs]
         try:
-            shapes = [i.shape for i in inputs]
+            shapes = [i.typed[0] for i in inputs]
             node.attrs = op.canonical_attrs(node.attrs, shapes)
-            shape, dtype = op.infer(shapes, [i.dtype for i in inputs], node.attrs)
+            shape, dtype = op.infer(shapes, [i.typed[1] for i in inputs], node.attrs)
         except OpRuleError as exc:
             raise ShapeError(
                 f"{node.op} '{node.name}' created at {node.source.describe()}: {exc} "

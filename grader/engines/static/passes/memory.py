@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...ops import get_op
-from ..ir import IRNode, Program, _VIEW_OPS
+from ..ir import _VIEW_OPS, IRNode, Program
 
 
 @dataclass
@@ -26,7 +26,7 @@ class _Step:
 
 def _steps(program: Program) -> list[_Step]:
     """The program as the machine runs it: fused kernels opened up into their ops."""
-    steps = []
+    steps: list[_Step] = []
     for node in program.nodes:
         if node.body:
             steps.extend(_Step(b, b.inputs) for b in node.body)

@@ -1,7 +1,7 @@
 """Pass 1: resolve inputs and order the graph topologically, refusing cycles and missing inputs."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...errors import CycleError, MissingInputError
 from ..graph import Graph, Node

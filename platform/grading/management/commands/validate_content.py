@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grader.host import ContentReport, ExerciseReport, SandboxUnavailable, validate_content
+from grader.lessons import validate_lessons
 from grading.sandboxes import sandbox_new
 
 
@@ -31,6 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--gpu", choices=["auto", "yes", "no"], default="auto",
                             help="validate gpu = true exercises (auto: when this host has an NVIDIA GPU)")
         parser.add_argument("--no-quizzes", action="store_true", help="skip the quiz banks")
+        parser.add_argument("--no-lessons", action="store_true", help="skip the lessons")
 
     def handle(self, *args: object, **options: Any) -> None:
         content_dir = options["content_dir"] or Path(settings.CONTENT_DIR)
@@ -47,18 +49,33 @@ class Command(BaseCommand):
                 content_dir, sandbox, slugs=options["slugs"], gpu=gpu, quizzes=quizzes,
                 progress=None if as_json else self._print_exercise,
             )
+            # Lessons go with the quiz banks: validated when no exercise was named.
+            lessons = None if options["slugs"] or options["no_lessons"] else validate_lessons(content_dir, sandbox)
         except FileNotFoundError as error:
             raise CommandError(str(error)) from None
         finally:
             close = getattr(sandbox, "close", None)
             if close is not None:
                 close()
+        lessons_ok = not lessons or not any(lessons.values())
         if as_json:
-            self.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
+            self.stdout.write(json.dumps({**report.to_dict(), "lessons": lessons}, ensure_ascii=False, indent=1))
         else:
+            self._print_lessons(lessons)
             self._print_summary(report)
-        if not report.ok:
+        if not report.ok or not lessons_ok:
             raise SystemExit(1)
+
+    def _print_lessons(self, lessons: dict[str, list[str]] | None) -> None:
+        if lessons is None:
+            return
+        problems = [message for messages in lessons.values() for message in messages]
+        if not problems:
+            self.stdout.write(self.style.SUCCESS("ok  ") + f"  lessons ({len(lessons)} folders, every code block run)")
+            return
+        self.stdout.write(self.style.ERROR(f"FAIL  lessons: {len(problems)} problem(s)"))
+        for message in problems[:50]:
+            self.stdout.write(f"      {message}")
 
     def _print_exercise(self, exercise: ExerciseReport) -> None:
         if exercise.skipped:

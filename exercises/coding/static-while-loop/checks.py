@@ -1,0 +1,71 @@
+"""Checks for static-while-loop: a data-dependent loop built from the static engine's ops, run
+by the engine (grader.engines), with values, step counts and gradients against the reference.
+
+The probe runs inside each program: it builds a graph with one float64 placeholder, calls the
+program's while_loop, adds the gradient of sum(final state), compiles and runs it.
+"""
+import numpy as np
+
+from grader.harness import check, close, fn, run_in
+
+PROBE_SOURCE = '''
+def probe(x, cond_source, body_source, max_iters):
+    import sys
+    from grader.engines import F, Graph, gradients
+    program = sys.modules.get("submission") or sys.modules["solution"]
+    graph = Graph()
+    placeholder = graph.placeholder(x.shape, "float64", name="x")
+    scope = {"F": F}
+    final, steps = program.while_loop(eval(cond_source, scope), eval(body_source, scope), placeholder, max_iters)
+    (grad,) = gradients(F.sum(final), [placeholder])
+    values = graph.compile([final, steps, grad]).run({"x": x})
+    return {"final": values[0], "steps": values[1], "grad": values[2]}
+'''
+PROBE = fn("lambda *a: (lambda ns: (exec(" + repr(PROBE_SOURCE) + ", ns), ns['probe'](*a))[1])({'np': np})")
+
+HALVE = ("lambda v: v > 1.0", "lambda v: v * 0.5")
+NEWTON = ("lambda v: v * v > 2.0 + 1e-9", "lambda v: 0.5 * (v + 2.0 / v)")  # sqrt(2) from above
+BOUNCE = ("lambda v: v < 3.0", "lambda v: v * -2.0")
+
+
+def same(student, reference, loop, x, max_iters, what):
+    x = np.asarray(x, dtype=np.float64)
+    got = run_in(student, PROBE, x, loop[0], loop[1], max_iters)
+    want = run_in(reference, PROBE, x, loop[0], loop[1], max_iters)
+    close(got["final"], want["final"], what=f"{what}: the final state")
+    close(got["steps"], want["steps"], what=f"{what}: the number of steps each element took")
+    close(got["grad"], want["grad"], what=f"{what}: the gradient of sum(final state) with respect to x")
+
+
+@check(points=2)
+def halves_until_at_most_one(student, reference, rng):
+    same(student, reference, HALVE, [0.5, 3.0, 9.0, 1.0, 64.0], 10, "while v > 1: v *= 0.5, from [0.5, 3, 9, 1, 64]")
+
+
+@check(points=2)
+def an_element_that_never_starts(student, reference, rng):
+    same(student, reference, BOUNCE, [1.0, 5.0, -4.0], 6, "while v < 3: v *= -2, from [1, 5, -4]")
+
+
+@check(points=1)
+def stops_at_max_iters(student, reference, rng):
+    same(student, reference, HALVE, [1e6, 2.0], 4, "while v > 1: v *= 0.5, at most 4 steps, from [1e6, 2]")
+
+
+@check(points=2)
+def newton_iterations_converge_at_different_speeds(student, reference, rng):
+    x = rng.uniform(1.5, 50.0, size=12)
+    same(student, reference, NEWTON, x, 8, "Newton's iteration for sqrt(2) from 12 random starts")
+
+
+@check(points=2)
+def random_starts_and_limits(student, reference, rng):
+    for loop in (HALVE, BOUNCE):
+        for size, max_iters in ((1, 3), (20, 12), (200, 25)):
+            x = rng.normal(size=size) * 50.0
+            same(student, reference, loop, x, max_iters, f"{size} random starts, at most {max_iters} steps")
+
+
+@check(points=1)
+def a_matrix_of_states(student, reference, rng):
+    same(student, reference, HALVE, rng.uniform(0.1, 100.0, size=(3, 4)), 9, "a 3x4 state")

@@ -1,0 +1,153 @@
+"""Host side of grading: pack a bundle, run the judge in a sandbox, read its one result.
+
+    verdict = grade(load_exercise("exercises/coding/static-graph-executor"), code, get_sandbox("local"))
+
+The judge inside the sandbox owns the result channel (``out/result.json``), which the
+student's process cannot write. So a missing result is either a limit the sandbox enforced
+on the whole run (the student's doing: TIME_LIMIT, MEMORY_LIMIT, OUTPUT_LIMIT) or our own
+fault (INTERNAL_ERROR, retried). What the judge and this module agree on is in
+grader/contract.py.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+from pathlib import Path
+from typing import Any
+
+from grader import contract
+from grader.contract import ContractError, Kind, Manifest, ResultDocument
+from grader.host.spec import ExerciseSpec
+from grader.host.verdict import Usage, Verdict, overall_kind, score_of
+from sandbox import OUTPUT_DIR, Limits, Outcome, RunOptions, Sandbox
+
+# The judge writes its result into the sandbox's output folder, which it is told here.
+HARNESS_ARGV = ("python3", "-m", "grader.harness", OUTPUT_DIR)
+GRADER_DIR = Path(__file__).resolve().parent.parent
+_OUTCOME_VERDICTS = {"timeout": Kind.TIME_LIMIT, "memory": Kind.MEMORY_LIMIT, "output_limit": Kind.OUTPUT_LIMIT}
+
+
+def grade(exercise: ExerciseSpec, code: str, sandbox: Sandbox, *, seed: int | None = None) -> Verdict:
+    """Judge ``code`` against ``exercise`` in ``sandbox``. Raises SandboxUnavailable on infrastructure faults."""
+    seed = secrets.randbits(63) if seed is None else seed
+    # A sandbox in unisolated development mode cannot give the judge a second uid; the judge
+    # is told, runs the student under its own uid, and the verdict carries a note.
+    env = {contract.UNISOLATED_ENV: "1"} if getattr(sandbox, "unisolated", False) else {}
+    options = RunOptions(gpus=1 if exercise.gpu else None, env=env)
+    outcome = sandbox.run(
+        bundle_for(exercise, code, seed), argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options
+    )
+    return verdict_from(outcome, exercise)
+
+
+def bundle_for(exercise: ExerciseSpec, code: str, seed: int) -> dict[str, bytes]:
+    """Every file the judge needs, by relative path: the contract, the harness, the exercise,
+    the submission; and the reference engines when the exercise's own code uses them."""
+    shipped = ["harness", "engines"] if exercise.uses_engines else ["harness"]
+    files = {
+        f"grader/{path.relative_to(GRADER_DIR).as_posix()}": path.read_bytes()
+        for folder in shipped
+        for path in sorted((GRADER_DIR / folder).rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
+    for module in ("__init__.py", "contract.py"):
+        files[f"grader/{module}"] = (GRADER_DIR / module).read_bytes()
+    files[contract.MANIFEST_FILE] = json.dumps(manifest_for(exercise, seed), indent=1).encode()
+    files[contract.CHECKS_FILE] = exercise.checks_source.encode()
+    files[contract.SOLUTION_FILE] = exercise.solution.encode()
+    files[contract.SUBMISSION_FILE] = code.encode("utf-8", "surrogatepass")
+    return files
+
+
+def manifest_for(exercise: ExerciseSpec, seed: int) -> Manifest:
+    return {
+        "exercise": {"id": exercise.id, "version": exercise.version, "digest": exercise.digest},
+        "seed": seed,
+        "visible": exercise.visible_checks,
+        "perf": {p.name: p.terms() for p in exercise.perf},
+        "limits": dataclasses.asdict(exercise.limits),
+    }
+
+
+def sandbox_limits(exercise: ExerciseSpec) -> Limits:
+    """The whole run's limits: the student's own, plus room for the judge and the reference.
+
+    The judge enforces the exercise's limits on the student's process itself and reports
+    them per check; the sandbox's larger limits only catch what escapes that.
+    """
+    own = exercise.limits
+    perf_s = sum(p.budget_s for p in exercise.perf)
+    return dataclasses.replace(
+        own,
+        cpu_s=2 * own.cpu_s + 2 * perf_s + 30,  # student + reference, each may import torch
+        wall_s=own.wall_s + 2 * perf_s + 60,
+        memory_mb=2 * own.memory_mb + 512,
+        pids=own.pids + 32,
+        output_bytes=64 * 1024,  # the judge's own output; the student's goes to the judge
+        files_bytes=2 * contract.RESULT_MAX_BYTES,
+        tmpfs_mb=own.tmpfs_mb + 64,
+    )
+
+
+def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
+    """Map what the sandbox reported, and the judge's result document, to a verdict."""
+    common: dict[str, Any] = {
+        "usage": Usage(
+            wall_s=round(outcome.wall_s, 3), cpu_s=round(outcome.cpu_s, 3), max_rss_bytes=outcome.max_rss_bytes
+        ),
+        "backend": outcome.backend,
+        "exercise": {"id": exercise.id, "version": exercise.version, "digest": exercise.digest},
+    }
+    notes = list(outcome.notes)
+    raw = outcome.files.get(f"{OUTPUT_DIR}/{contract.RESULT_FILE}")
+    document, problem = None, "no result file"
+    if raw is not None:
+        try:
+            document = ResultDocument.from_json(raw)
+        except ContractError as error:
+            problem = str(error)
+    if document is None:
+        if outcome.status in _OUTCOME_VERDICTS:
+            kind = _OUTCOME_VERDICTS[outcome.status]
+            return Verdict.without_checks(
+                kind, f"the whole run was stopped: {_status_text(outcome)}", notes=notes, **common
+            )
+        return Verdict.internal_error(
+            f"the judge left no result this host can read ({problem}; {_status_text(outcome)})",
+            notes=notes + _judge_stderr(outcome),
+            **common,
+        )
+    if document.internal_error is not None:
+        return Verdict.internal_error("the judge failed: " + document.internal_error[-2000:], notes=notes, **common)
+    if not document.checks:
+        return Verdict.internal_error("the judge reported no checks", notes=notes, **common)
+    return Verdict(
+        verdict=overall_kind(document.checks),
+        score=score_of(document.checks),
+        checks=document.checks,
+        perf=document.perf,
+        stdout=document.stdout,
+        stderr=document.stderr,
+        notes=document.notes + notes,
+        **common,
+    )
+
+
+def _status_text(outcome: Outcome) -> str:
+    if outcome.status == "timeout":
+        return f"time limit reached after {outcome.wall_s:.1f} s wall, {outcome.cpu_s:.1f} s CPU"
+    if outcome.status == "memory":
+        return f"memory limit reached ({outcome.max_rss_bytes // 2**20} MB)"
+    if outcome.status == "output_limit":
+        return "output limit reached"
+    if outcome.status == "signal":
+        return f"the judge was killed by signal {outcome.signal}"
+    if outcome.status == "sandbox_error":
+        return "the sandbox failed"
+    return f"the judge exited with status {outcome.exit_code}"
+
+
+def _judge_stderr(outcome: Outcome) -> list[str]:
+    tail = outcome.stderr[-2000:].decode("utf-8", "replace").strip()
+    return [f"judge stderr: {tail}"] if tail else []

@@ -1,0 +1,446 @@
+"""An exercise on disk: ``exercises/coding/<slug>/``, loaded and validated.
+
+The folder holds::
+
+    exercise.toml           id, version, titles, limits, visible checks, perf thresholds, mutants
+    statement.md            the statement in English
+    statement.zh-hans.md    the statement in Simplified Chinese
+    starter.py              what the student starts from (must not pass)
+    solution.py             the reference solution (hidden; must be ACCEPTED)
+    checks.py               correctness and performance cases, against grader.harness
+    mutants/<name>.py       known-wrong solutions; exercise.toml [mutants] says the verdict each gets
+
+exercise.toml::
+
+    id = "static-graph-executor"      # stable: survives renaming the folder
+    version = 1
+    difficulty = "easy"               # easy | medium | hard
+    tags = ["static-graph"]
+    points = 100
+    gpu = false
+    [title]   en = "..."  zh-hans = "..."
+    [summary] en = "..."  zh-hans = "..."
+    [limits]  cpu_s = 10  wall_s = 20  memory_mb = 512      # any field of sandbox.Limits
+    [checks]  visible = ["runs_the_article_example"]      # the rest are hidden
+    [perf.execute_a_long_chain]                            # one table per @perf case
+    baseline = "reference"    at_most = 2.0    budget_s = 10
+    [mutants] insertion_order = "WRONG_ANSWER"
+
+checks.py is never imported here (it may need torch); its @check/@perf functions and their
+points are read from its syntax tree. Every mistake raises SpecError with one message that
+names the file and the key.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from grader.content_root import DIFFICULTIES, LANGUAGES, folder_digest
+from grader.contract import Kind, PerfTerms
+from sandbox import Limits
+
+REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh-hans.md", "starter.py", "solution.py", "checks.py")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_TOP_KEYS = {
+    "id",
+    "version",
+    "difficulty",
+    "tags",
+    "points",
+    "gpu",
+    "title",
+    "summary",
+    "limits",
+    "checks",
+    "perf",
+    "mutants",
+}
+_PERF_KEYS = {"baseline", "at_most", "at_least", "budget_s", "margin"}
+# Slack in the student's favour before "too slow": two worker processes on a shared machine
+# differ by a few percent for reasons that are not the student's (core, cache, neighbours).
+DEFAULT_MARGIN = 0.05
+
+
+class SpecError(ValueError):
+    """An exercise folder is not valid; str() is one message naming the file and the key."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckSpec:
+    name: str
+    points: float
+    visible: bool
+    perf: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class PerfSpec:
+    """A performance threshold: student time / baseline time must be at most ``at_most``."""
+
+    name: str
+    baseline: str  # "reference", or the name of a baseline the perf case offers
+    at_most: float  # ratio student/baseline; "at_least = 2" (2x faster) is stored as 0.5
+    budget_s: float
+    margin: float  # relative slack in the student's favour before calling it too slow
+    speedup: float | None = None  # the at_least value as written, for messages
+
+    def terms(self) -> PerfTerms:
+        """The threshold as the judge reads it from the manifest."""
+        return {
+            "name": self.name,
+            "baseline": self.baseline,
+            "at_most": self.at_most,
+            "budget_s": self.budget_s,
+            "margin": self.margin,
+            "speedup": self.speedup,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class MutantSpec:
+    name: str
+    path: Path
+    code: str
+    expected: Kind
+
+
+@dataclasses.dataclass(frozen=True)
+class ExerciseSpec:
+    id: str
+    slug: str
+    version: int
+    title: dict[str, str]
+    summary: dict[str, str]
+    difficulty: str
+    tags: list[str]
+    points: int
+    limits: Limits
+    gpu: bool
+    statement: dict[str, str]
+    starter: str
+    solution: str
+    checks_source: str
+    checks: list[CheckSpec]
+    perf: list[PerfSpec]
+    mutants: list[MutantSpec]
+    path: Path
+    digest: str
+
+    @property
+    def visible_checks(self) -> list[str]:
+        return [c.name for c in self.checks if c.visible]
+
+    @property
+    def uses_engines(self) -> bool:
+        """Whether the checks or the reference import our reference engines (then they ship in the bundle)."""
+        return any(_imports(source, "grader.engines") for source in (self.checks_source, self.solution))
+
+
+def load_exercise(path: str | Path) -> ExerciseSpec:
+    """Load and validate the exercise folder at ``path``."""
+    path = Path(path)
+    if not path.is_dir():
+        raise SpecError(f"{path}: not an exercise folder (it does not exist or is not a directory)")
+    for name in REQUIRED_FILES:
+        if not (path / name).is_file():
+            raise SpecError(f"{name}: missing; every exercise folder needs {', '.join(REQUIRED_FILES)}")
+    texts = {name: _read_text(path, name) for name in REQUIRED_FILES}
+    try:
+        data = tomllib.loads(texts["exercise.toml"])
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"exercise.toml: not valid TOML: {error}") from None
+
+    toml = _Toml(data)
+    toml.no_unknown_keys("", data, _TOP_KEYS)
+    exercise_id = toml.string("id")
+    if not _ID.match(exercise_id):
+        raise SpecError(f'exercise.toml: id must be lowercase letters, digits and dashes, got "{exercise_id}"')
+    version = toml.integer("version", minimum=1)
+    difficulty = toml.string("difficulty")
+    if difficulty not in DIFFICULTIES:
+        raise SpecError(f'exercise.toml: difficulty must be one of {", ".join(DIFFICULTIES)}, got "{difficulty}"')
+    tags = toml.strings("tags")
+    points = toml.integer("points", minimum=0)
+    gpu = toml.boolean("gpu", default=False)
+    title = toml.languages("title")
+    summary = toml.languages("summary")
+    limits = _limits(toml, data.get("limits", {}))
+
+    declared, said_visible = _declared_checks(texts["checks.py"])
+    visible = set(toml.strings("checks.visible", default=[]))
+    toml.no_unknown_keys("checks", data.get("checks", {}), {"visible"})
+    for name in sorted(visible):
+        if name not in declared or declared[name][1]:
+            raise SpecError(
+                f'exercise.toml: [checks].visible names "{name}", but checks.py has no @check function of that name'
+            )
+    for name, said in said_visible.items():
+        if said != (name in visible):
+            raise SpecError(
+                f'exercise.toml: [checks].visible {"lacks" if said else "lists"} "{name}", '
+                f"but checks.py says @check(visible={said}); make them agree"
+            )
+    perf = _perf_specs(toml, data.get("perf", {}), declared)
+    checks = [
+        CheckSpec(name=name, points=pts, visible=name in visible, perf=is_perf)
+        for name, (pts, is_perf) in declared.items()
+    ]
+    if not any(not c.perf for c in checks):
+        raise SpecError("checks.py: no @check function; an exercise needs at least one correctness check")
+
+    _compiles(path, "starter.py", texts["starter.py"])
+    _compiles(path, "solution.py", texts["solution.py"])
+    mutants = _mutants(path, toml, data.get("mutants", {}))
+
+    return ExerciseSpec(
+        id=exercise_id,
+        slug=path.resolve().name,
+        version=version,
+        title=title,
+        summary=summary,
+        difficulty=difficulty,
+        tags=tags,
+        points=points,
+        limits=limits,
+        gpu=gpu,
+        statement={"en": texts["statement.md"], "zh-hans": texts["statement.zh-hans.md"]},
+        starter=texts["starter.py"],
+        solution=texts["solution.py"],
+        checks_source=texts["checks.py"],
+        checks=checks,
+        perf=perf,
+        mutants=mutants,
+        path=path,
+        digest=folder_digest(path),
+    )
+
+
+def _read_text(path: Path, name: str) -> str:
+    try:
+        return (path / name).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise SpecError(f"{name}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+
+
+class _Toml:
+    """Typed reads from exercise.toml, each failing with a message that names the key."""
+
+    def __init__(self, data: dict[str, Any]):
+        self.data = data
+
+    def _get(self, dotted: str, default: Any = ...) -> Any:
+        node: Any = self.data
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                if default is not ...:
+                    return default
+                raise SpecError(f"exercise.toml: {_key(dotted)} is missing")
+            node = node[part]
+        return node
+
+    def string(self, dotted: str) -> str:
+        value = self._get(dotted)
+        if not isinstance(value, str) or not value.strip():
+            raise SpecError(f"exercise.toml: {_key(dotted)} must be a non-empty string, got {_show(value)}")
+        return value
+
+    def integer(self, dotted: str, minimum: int) -> int:
+        value = self._get(dotted)
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise SpecError(f"exercise.toml: {_key(dotted)} must be a whole number >= {minimum}, got {_show(value)}")
+        return value
+
+    def boolean(self, dotted: str, default: bool) -> bool:
+        value = self._get(dotted, default)
+        if not isinstance(value, bool):
+            raise SpecError(f"exercise.toml: {_key(dotted)} must be true or false, got {_show(value)}")
+        return value
+
+    def strings(self, dotted: str, default: Any = ...) -> list[str]:
+        value = self._get(dotted, default)
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise SpecError(f"exercise.toml: {_key(dotted)} must be a list of strings, got {_show(value)}")
+        return list(value)
+
+    def languages(self, table: str) -> dict[str, str]:
+        value = self._get(table)
+        if not isinstance(value, dict):
+            raise SpecError(f"exercise.toml: [{table}] must be a table with keys {' and '.join(LANGUAGES)}")
+        self.no_unknown_keys(table, value, set(LANGUAGES))
+        return {lang: self.string(f"{table}.{lang}") for lang in LANGUAGES}
+
+    def number(self, dotted: str, positive: bool = True) -> float:
+        value = self._get(dotted)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise SpecError(f"exercise.toml: {_key(dotted)} must be a number, got {_show(value)}")
+        if positive and not value > 0:
+            raise SpecError(f"exercise.toml: {_key(dotted)} must be greater than 0, got {value}")
+        return value
+
+    @staticmethod
+    def no_unknown_keys(table: str, value: Any, allowed: set[str]) -> None:
+        if not isinstance(value, dict):
+            raise SpecError(f"exercise.toml: [{table}] must be a table, got {_show(value)}")
+        for key in value:
+            if key not in allowed:
+                where = f"[{table}].{key}" if table else key
+                raise SpecError(f"exercise.toml: unknown key {where} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _key(dotted: str) -> str:
+    """``limits.memory_mb`` -> ``[limits].memory_mb``; top-level keys stay bare."""
+    table, _, key = dotted.rpartition(".")
+    return f"[{table}].{key}" if table else key
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, dict):
+        return "a table"
+    return repr(value)
+
+
+def _limits(toml: _Toml, table: Any) -> Limits:
+    fields = {f.name: f for f in dataclasses.fields(Limits)}
+    toml.no_unknown_keys("limits", table, set(fields))
+    values: dict[str, Any] = {}
+    for key in table:
+        number = toml.number(f"limits.{key}")
+        values[key] = int(number) if fields[key].type in ("int", int) else float(number)
+    limits = Limits(**values)
+    if limits.wall_s < limits.cpu_s:
+        raise SpecError(
+            f"exercise.toml: [limits].wall_s ({limits.wall_s}) must be at least [limits].cpu_s ({limits.cpu_s})"
+        )
+    return limits
+
+
+def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[str, bool]]:
+    """name -> (points, is_perf) for each @check / @perf function in checks.py, in order; and
+    name -> visible for checks that state it in the decorator."""
+    try:
+        tree = ast.parse(source, "checks.py")
+    except SyntaxError as error:
+        raise SpecError(f"checks.py: line {error.lineno}: {error.msg}") from None
+    found: dict[str, tuple[float, bool]] = {}
+    declared_visible: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            call = decorator if isinstance(decorator, ast.Call) else None
+            target = call.func if call else decorator
+            kind = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+            if kind not in ("check", "perf"):
+                continue
+            points = 1.0
+            for keyword in call.keywords if call else []:
+                if keyword.arg == "points":
+                    try:
+                        points = float(ast.literal_eval(keyword.value))
+                    except (ValueError, TypeError):
+                        raise SpecError(f"checks.py: {node.name}: points must be a literal number") from None
+                elif keyword.arg == "visible" and kind == "check":
+                    declared_visible[node.name] = keyword.value
+                else:
+                    raise SpecError(
+                        f"checks.py: @{kind} {node.name}: unknown argument {keyword.arg}; "
+                        f"thresholds and baselines belong in exercise.toml [perf.{node.name}]"
+                    )
+            found[node.name] = (points, kind == "perf")
+    return found, {name: _literal_bool(name, expr) for name, expr in declared_visible.items()}
+
+
+def _imports(source: str, package: str) -> bool:
+    """Whether ``source`` imports ``package`` or a module in it (read from its syntax tree)."""
+    for node in ast.walk(ast.parse(source)):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        if any(name == package or name.startswith(package + ".") for name in names):
+            return True
+    return False
+
+
+def _literal_bool(name: str, expr: ast.expr) -> bool:
+    try:
+        value = ast.literal_eval(expr)
+    except ValueError:
+        value = None
+    if not isinstance(value, bool):
+        raise SpecError(f"checks.py: @check {name}: visible must be True or False")
+    return value
+
+
+def _perf_specs(toml: _Toml, table: Any, declared: dict[str, tuple[float, bool]]) -> list[PerfSpec]:
+    toml.no_unknown_keys("perf", table, set(table) if isinstance(table, dict) else set())
+    specs = []
+    for name, case in table.items():
+        if name not in declared or not declared[name][1]:
+            raise SpecError(f"exercise.toml: [perf.{name}] has no @perf function of that name in checks.py")
+        toml.no_unknown_keys(f"perf.{name}", case, _PERF_KEYS)
+        has = [k for k in ("at_most", "at_least") if k in case]
+        if len(has) != 1:
+            raise SpecError(f"exercise.toml: [perf.{name}] needs exactly one threshold, at_most or at_least")
+        if "baseline" not in case:
+            raise SpecError(
+                f"exercise.toml: [perf.{name}].baseline is missing: "
+                'a threshold needs a baseline ("reference" or a name the case offers)'
+            )
+        baseline = toml.string(f"perf.{name}.baseline")
+        threshold = toml.number(f"perf.{name}.{has[0]}")
+        specs.append(
+            PerfSpec(
+                name=name,
+                baseline=baseline,
+                at_most=threshold if has[0] == "at_most" else 1.0 / threshold,
+                speedup=threshold if has[0] == "at_least" else None,
+                budget_s=toml.number(f"perf.{name}.budget_s") if "budget_s" in case else 10.0,
+                margin=toml.number(f"perf.{name}.margin") if "margin" in case else DEFAULT_MARGIN,
+            )
+        )
+    for name, (_, is_perf) in declared.items():
+        if is_perf and name not in table:
+            raise SpecError(
+                f"exercise.toml: [perf.{name}] is missing: checks.py declares @perf {name} without a threshold"
+            )
+    return specs
+
+
+def _compiles(path: Path, name: str, source: str) -> None:
+    try:
+        compile(source, name, "exec")
+    except SyntaxError as error:
+        raise SpecError(f"{name}: line {error.lineno}: {error.msg}") from None
+
+
+def _mutants(path: Path, toml: _Toml, table: Any) -> list[MutantSpec]:
+    toml.no_unknown_keys("mutants", table, set(table) if isinstance(table, dict) else set())
+    folder = path / "mutants"
+    files = {f.stem: f for f in folder.glob("*.py")} if folder.is_dir() else {}
+    for stem in files:
+        if stem not in table:
+            raise SpecError(f"exercise.toml: [mutants].{stem} is missing: mutants/{stem}.py needs its expected verdict")
+    mutants = []
+    for name, expected in table.items():
+        if not _NAME.match(name) or name not in files:
+            raise SpecError(f"exercise.toml: [mutants].{name} names mutants/{name}.py, which does not exist")
+        try:
+            kind = Kind(expected)
+        except ValueError:
+            raise SpecError(
+                f"exercise.toml: [mutants].{name} must be a verdict "
+                f"({', '.join(k.value for k in Kind)}), got {_show(expected)}"
+            ) from None
+        if kind in (Kind.ACCEPTED, Kind.INTERNAL_ERROR):
+            raise SpecError(f"exercise.toml: [mutants].{name} must be a failing verdict, got {kind}")
+        mutants.append(
+            MutantSpec(name=name, path=files[name], code=_read_text(path, f"mutants/{name}.py"), expected=kind)
+        )
+    return mutants

@@ -1,0 +1,144 @@
+"""Every lesson in a real Chromium: its page in English and Chinese, its first runnable block
+run in the sandbox, and its visualisation stepped, checking what changed on the page."""
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from grader.lessons import load_lessons
+from lessons.services import lessons_sync
+from quizzes.services import quiz_content_sync
+from tests.sandbox.backends import backend_sandbox
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = load_lessons(ROOT / "exercises").lessons
+
+
+@pytest.fixture
+def lessons(transactional_db, content_dir, settings, requires, make_user, live_server, page):
+    """Lessons and quiz banks loaded, and the browser signed in as a student (by session cookie:
+    the login form has its own journey test)."""
+    from django.test import Client
+
+    backend_sandbox("local", requires)
+    settings.SANDBOX_BACKEND = "local"   # the playground runs where grading runs: here, bubblewrap
+    settings.CONTENT_DIR = content_dir
+    assert not quiz_content_sync(content_dir).errors
+    assert not lessons_sync(content_dir).errors
+    client = Client()
+    client.force_login(make_user("ada"))
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}])
+
+
+def step_static_vs_dynamic(page: Page) -> None:
+    viz = page.locator("#viz-static-vs-dynamic")
+    static, eager = viz.locator("[data-engine=static]"), viz.locator("[data-engine=eager]")
+    expect(static.locator(".graph-state")).to_have_text("No graph yet: press Step or Play.")
+    for _ in range(2):
+        viz.get_by_role("button", name="Step").click()
+    viz.get_by_role("button", name="Step").focus()   # the keyboard works too
+    page.keyboard.press("Enter")
+    expect(viz.locator(".step-counter")).to_have_text("step 3 of 20")
+    expect(static.locator("g.node.symbolic")).to_have_count(3)           # w, x, b: described, no value
+    expect(static.locator("g.node.current")).to_have_attribute("data-node", "b")
+    expect(eager.locator('g.node.computed[data-node="b"] .sub')).to_have_text("= -2")   # eager: value at once
+    for _ in range(8):
+        viz.get_by_role("button", name="Step").click()
+    expect(static.locator(".graph-state")).to_contain_text("Compiled and frozen")
+    expect(static.locator("g.node.removed")).to_have_count(1)            # CSE merged the two zeros
+    viz.get_by_role("button", name="Play").click()
+    expect(viz.locator(".step-counter")).to_have_text("step 12 of 20")
+    viz.get_by_role("button", name="Pause").click()
+    paused_at = viz.locator(".step-counter").inner_text()
+    page.wait_for_timeout(1500)   # the player ticks every 0.9 s: paused, it must not move
+    expect(viz.locator(".step-counter")).to_have_text(paused_at)
+    while viz.get_by_role("button", name="Step").is_enabled():
+        viz.get_by_role("button", name="Step").click()
+    expect(viz.locator(".step-counter")).to_have_text("step 20 of 20")
+    expect(static.locator('g.node.computed[data-node="pred"] .sub')).to_have_text("= 1")
+    viz.get_by_role("button", name="Reset").click()
+    expect(static.locator("g.node.computed")).to_have_count(0)
+    viz.locator(".program-select").select_option(label="A data-dependent branch: x = 1")
+    for _ in range(3):
+        viz.get_by_role("button", name="Step").click()
+    expect(eager.locator(".step-text")).to_have_text("y = sub(4.0, h) → 3, recorded on the tape")
+    expect(static.locator('g.node[data-node="h-4"]')).to_have_count(1)  # both branches in the graph
+    expect(static.locator('g.node[data-node="4-h"]')).to_have_count(1)
+
+
+def step_compile_flow(page: Page) -> None:
+    viz = page.locator("#viz-compile-flow")
+    expect(viz.locator(".pass-title")).to_have_text("After pass 1 of 9: order (topological sort)")
+    viz.get_by_role("button", name="Next pass").click()
+    expect(viz.locator(".pass-title")).to_have_text("After pass 2 of 9: dead code")
+    expect(viz.locator(".pass-diff")).to_contain_text("Removed: exp")
+    expect(viz.locator(".flow-counts tr.selected td").first).to_have_text("dead code")
+    viz.locator("textarea").fill('x = g.placeholder((4, 4), name="x")\ny = F.relu(x) * 2.0 + 1.0\noutputs = [y]\n')
+    viz.get_by_role("button", name="Rerun the passes").click()
+    expect(viz.locator(".run-state")).to_have_text("Compiled. Step through the passes above.", timeout=30_000)
+    expect(viz.locator(".flow-counts tbody tr").last.locator("td").nth(2)).to_have_text("1")   # one fused kernel
+    viz.locator("textarea").fill("outputs = [undefined_name]\n")
+    viz.get_by_role("button", name="Rerun the passes").click()
+    expect(viz.locator(".run-state")).to_contain_text("NameError (line 1)", timeout=30_000)
+
+
+def step_radar_and_guide(page: Page) -> None:
+    radar = page.locator("#viz-radar")
+    expect(radar.locator(".radar-table tbody tr")).to_have_count(5)
+    assert page.evaluate("() => !!Chart.getChart(document.querySelector('#viz-radar canvas'))")
+    expect(radar.locator("#measured-where")).to_contain_text("make bench")
+    guide = page.locator("#viz-selection-guide")
+    guide.get_by_label("Finished: it goes to production").check()
+    guide.get_by_label("Outside Python: mobile, browser, a C++ server").check()
+    guide.get_by_label("Large matrix products and convolutions").check()
+    guide.get_by_label("Fixed shapes, no branches on values").check()
+    guide.get_by_role("button", name="Recommend").click()
+    result = guide.locator(".recommendation")
+    expect(result).to_have_attribute("data-choice", "export")
+    expect(result.locator(".rec-reasons li")).to_have_count(3)
+    expect(result.locator(".rec-pitfalls a").first).to_have_attribute("href", "/lessons/pitfalls-tracing/")
+
+
+STEPPERS = {"static-vs-dynamic": step_static_vs_dynamic, "compile-flow": step_compile_flow,
+            "radar": step_radar_and_guide}
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.slug for lesson in LESSONS])
+def test_lesson_page(lesson, lessons, live_server, page):
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{live_server.url}/lessons/{lesson.slug}/")
+    expect(page.get_by_role("heading", level=1)).to_have_text(lesson.title["en"])
+    runnable = [s for s in lesson.segments("en") if s.runnable]
+    if runnable:
+        block = page.locator("figure.runnable").first
+        block.get_by_role("button", name="Run").click()
+        output = block.locator(".run-output")
+        expect(output).to_be_visible(timeout=30_000)
+        if runnable[0].output is not None:
+            expect(output).to_have_text(runnable[0].output.rstrip("\n"))
+        expect(block.locator(".run-state")).to_have_text(re.compile(r"^finished in \d+\.\d\d s$"))
+    for name in [s.text for s in lesson.segments("en") if s.kind == "viz"]:
+        if name in STEPPERS:
+            STEPPERS[name](page)
+    page.locator("select[name=language]").select_option("zh-hans")
+    expect(page.get_by_role("heading", level=1)).to_have_text(lesson.title["zh-hans"])
+    expect(page.get_by_role("heading", name="自我检测")).to_be_visible()
+    assert not errors, errors
+
+
+def test_the_playground_shows_output_errors_and_the_rate_limit(lessons, live_server, page, monkeypatch):
+    monkeypatch.setattr("lessons.services.RUNS_PER_WINDOW", 2)
+    page.goto(f"{live_server.url}/lessons/playground/")
+    form = page.locator("#playground")
+    form.locator("textarea").fill("print('hello from the sandbox')\nraise SystemExit(3)\n")
+    form.get_by_role("button", name="Run").click()
+    expect(form.locator(".run-output")).to_have_text("hello from the sandbox", timeout=30_000)
+    expect(form.locator(".run-state")).to_have_text(re.compile(r"^exited with 3 in \d+\.\d\d s$"))
+    form.get_by_role("button", name="Run").click()
+    expect(form.locator(".run-state")).to_have_text(re.compile(r"^exited with 3"), timeout=30_000)
+    form.get_by_role("button", name="Run").click()
+    expect(form.locator(".run-output")).to_contain_text("You have used your runs for now. Try again in")

@@ -1,0 +1,84 @@
+"""The judge on its own: a bundle in a folder, ``python -m grader.harness out``, one result document.
+
+No sandbox here (the judge runs in unisolated development mode, as on a laptop without
+bubblewrap): these tests pin what the judge decides and writes; tests/grader/host and
+tests/security hold it to the same inside real sandboxes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import contract
+from grader.contract import Kind, ResultDocument
+from grader.host.pipeline import bundle_for
+from grader.host.spec import load_exercise
+from tests.grader.factories import make_exercise
+
+SOLUTION = "def add(a, b):\n    return a + b\n"
+
+
+@pytest.fixture(scope="module")
+def spec(tmp_path_factory):
+    return load_exercise(make_exercise(tmp_path_factory.mktemp("ex") / "tiny-adder"))
+
+
+def judge(
+    tmp_path: Path, spec, code: str, *, seed: int = 7, change=None
+) -> tuple[ResultDocument, subprocess.CompletedProcess]:
+    files = bundle_for(spec, code, seed)
+    if change:
+        change(files)
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    env = {"PATH": os.environ["PATH"], contract.UNISOLATED_ENV: "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.harness", "out"], cwd=tmp_path, env=env, capture_output=True, timeout=120
+    )
+    return ResultDocument.from_json((tmp_path / "out" / contract.RESULT_FILE).read_bytes()), done
+
+
+def test_a_correct_program_passes_every_check(tmp_path, spec):
+    document, done = judge(tmp_path, spec, SOLUTION)
+    assert done.returncode == 0 and document.internal_error is None
+    assert [(row.name, row.passed, row.points) for row in document.checks] == [
+        ("adds_small_numbers", True, 1.0),
+        ("adds_random_numbers", True, 2.0),
+    ]
+    assert not document.isolated and any("unisolated" in note for note in document.notes)
+
+
+def test_a_wrong_answer_is_explained_on_visible_checks_only(tmp_path, spec):
+    document, _ = judge(tmp_path, spec, "def add(a, b):\n    return a - b\n")
+    visible, hidden = document.checks
+    assert visible.visible and visible.kind == Kind.WRONG_ANSWER and "expected 5" in visible.message
+    assert not hidden.visible and hidden.kind == Kind.WRONG_ANSWER
+    assert hidden.message == "wrong answer on a hidden case" and hidden.points == 0.0
+
+
+def test_a_syntax_error_stops_every_check(tmp_path, spec):
+    document, _ = judge(tmp_path, spec, "def add(a, b)\n    return a\n")
+    assert {row.kind for row in document.checks} == {Kind.SYNTAX_ERROR}
+    assert any(note.startswith("SyntaxError") and "line 1" in note for note in document.notes)
+
+
+def test_what_the_student_prints_during_hidden_checks_is_not_shown(tmp_path, spec):
+    code = "calls = 0\ndef add(a, b):\n    global calls\n    calls += 1\n    print('call', calls)\n    return a + b\n"
+    document, _ = judge(tmp_path, spec, code)
+    assert document.stdout.startswith("call 1\n") and "call 2" not in document.stdout
+    assert "[output printed during hidden checks is not shown]" in document.stdout
+
+
+def test_the_judges_own_failure_is_still_a_document(tmp_path, spec):
+    def break_manifest(files):
+        files[contract.MANIFEST_FILE] = json.dumps({"seed": 1}).encode()
+
+    document, done = judge(tmp_path, spec, SOLUTION, change=break_manifest)
+    assert done.returncode == 0 and document.checks == []
+    assert document.internal_error is not None and "KeyError" in document.internal_error

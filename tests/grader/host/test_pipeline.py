@@ -1,0 +1,176 @@
+"""grade(): from a submission to a verdict, in a real sandbox; and the outcome mapping."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grader import contract
+from grader.contract import CheckRow, Kind, ResultDocument
+from grader.host.pipeline import bundle_for, grade, verdict_from
+from grader.host.spec import load_exercise
+from sandbox.base import Outcome
+from tests.grader.factories import (
+    CHECKS,
+    GRADING_BACKENDS,
+    STATIC_GRAPH,
+    grading_sandbox,
+    make_exercise,
+)
+
+
+@pytest.fixture(scope="module")
+def exercise():
+    return load_exercise(STATIC_GRAPH)
+
+
+@pytest.fixture(params=GRADING_BACKENDS)
+def sandbox(request, requires):
+    return grading_sandbox(request.param, requires)
+
+
+def outcome(status="ok", files=None, **fields) -> Outcome:
+    defaults = dict(exit_code=0, signal=None, stdout=b"", stderr=b"", stdout_truncated=False, stderr_truncated=False,
+                    files_truncated=False, wall_s=1.0, cpu_s=0.5, max_rss_bytes=1 << 20, backend="local")
+    return Outcome(status=status, files=files or {}, **{**defaults, **fields})
+
+
+def test_the_reference_solution_is_accepted(exercise, sandbox):
+    verdict = grade(exercise, exercise.solution, sandbox, seed=11)
+    assert verdict.verdict == Kind.ACCEPTED, verdict.to_dict()
+    assert verdict.score == 1.0 and all(c.passed for c in verdict.checks)
+    case = verdict.perf["cases"][0]
+    assert case["decision"] == "pass" and case["n"] >= 10 and case["interval"][0] <= case["ratio"] <= case["interval"][1]
+    assert verdict.backend == sandbox.name and verdict.usage.wall_s > 0
+    assert not any("unisolated" in note for note in verdict.notes)
+
+
+def test_a_wrong_answer_says_what_was_wrong_on_visible_checks_only(exercise, sandbox):
+    wrong = exercise.solution.replace("values[name] = func(", "values[name] = 1 + func(")
+    verdict = grade(exercise, wrong, sandbox, seed=3)
+    assert verdict.verdict == Kind.PARTIAL and 0 < verdict.score < 1
+    example = next(c for c in verdict.checks if c.name == "runs_the_article_example")
+    assert not example.passed and "expected 10, got 11" in example.message
+    hidden = next(c for c in verdict.checks if c.name == "random_graphs_in_any_order")
+    assert not hidden.visible and hidden.message == "wrong answer on a hidden case"
+
+
+def test_a_traceback_ends_at_the_students_own_line(exercise, sandbox):
+    code = "class StaticGraph:\n    def __init__(self):\n        pass\n    def add_op(self, name, func, deps):\n        raise ValueError('no ' + name)\n"
+    verdict = grade(exercise, code, sandbox, seed=1)
+    assert verdict.verdict == Kind.RUNTIME_ERROR
+    message = verdict.checks[0].message
+    assert message.startswith("Traceback (most recent call last):\n  File \"submission.py\", line 5, in add_op")
+    assert message.endswith("ValueError: no wx") and "harness" not in message and "/job" not in message
+
+
+def test_a_syntax_error_is_reported_with_its_line(exercise, sandbox):
+    verdict = grade(exercise, "class StaticGraph:\n    def build(self)\n        pass\n", sandbox)
+    assert verdict.verdict == Kind.SYNTAX_ERROR and verdict.score == 0
+    assert any("line 2" in note and "SyntaxError" in note for note in verdict.notes)
+
+
+def test_an_empty_file_gets_a_clear_runtime_error(exercise, sandbox):
+    verdict = grade(exercise, "", sandbox)
+    assert verdict.verdict == Kind.RUNTIME_ERROR
+    assert "has no attribute 'StaticGraph'" in verdict.checks[0].message
+
+
+def test_an_endless_loop_is_a_time_limit(tmp_path, sandbox):
+    spec = load_exercise(make_exercise(tmp_path / "ex"))
+    verdict = grade(spec, "def add(a, b):\n    while True:\n        pass\n", sandbox)
+    assert verdict.verdict == Kind.TIME_LIMIT
+    assert all(c.kind == Kind.TIME_LIMIT for c in verdict.checks)
+
+
+def test_the_bundle_carries_the_contract_and_the_harness_but_not_the_host_side(exercise):
+    files = bundle_for(exercise, "x = 1\n", seed=5)
+    assert {"grader/contract.py", "grader/harness/judge.py", contract.SUBMISSION_FILE, contract.CHECKS_FILE} <= set(files)
+    assert not any(name.startswith("grader/host/") or name.startswith("grader/quizzes/") for name in files)
+    assert json.loads(files[contract.MANIFEST_FILE])["seed"] == 5
+
+
+def test_the_engines_ship_only_with_an_exercise_that_imports_them(tmp_path, exercise):
+    assert not exercise.uses_engines and not any(name.startswith("grader/engines/") for name in bundle_for(exercise, "", 1))
+    checks = "from grader.engines import tensor\n" + CHECKS
+    spec = load_exercise(make_exercise(tmp_path / "ex", checks=checks))
+    assert spec.uses_engines and "grader/engines/dynamic.py" in bundle_for(spec, "", 1)
+
+
+def test_a_missing_result_after_a_timeout_is_the_students_time_limit(exercise):
+    verdict = verdict_from(outcome("timeout", exit_code=None), exercise)
+    assert verdict.verdict == Kind.TIME_LIMIT and not verdict.is_internal_error
+
+
+def test_a_missing_result_otherwise_is_our_fault(exercise):
+    verdict = verdict_from(outcome("ok", stderr=b"Traceback: boom"), exercise)
+    assert verdict.is_internal_error and "boom" in " ".join(verdict.notes)
+
+
+def test_a_malformed_result_is_our_fault_not_the_students(exercise):
+    for data in (b'{"format": 2, "checks": [{"name": 3}]', b" " * 100, b'{"format": 2, "checks": "all passed"}'):
+        assert verdict_from(outcome(files={"out/result.json": data}), exercise).is_internal_error
+
+
+def test_a_result_of_another_format_is_refused_by_name(exercise):
+    old = json.dumps({"format": 1, "checks": [], "perf": None, "notes": [], "internal_error": None}).encode()
+    verdict = verdict_from(outcome(files={"out/result.json": old}), exercise)
+    assert verdict.is_internal_error
+    assert "format 1; this host reads format 2" in verdict.notes[0]
+
+
+def test_the_judges_document_becomes_the_verdict(exercise):
+    rows = [CheckRow("a", True, True, points=1.0, max_points=1.0),
+            CheckRow("b", False, False, "wrong answer on a hidden case", 0.0, 2.0, Kind.WRONG_ANSWER)]
+    data = ResultDocument(checks=rows, stdout="printed", notes=["judge note"]).to_json()
+    verdict = verdict_from(outcome(files={"out/result.json": data}, notes=["sandbox note"]), exercise)
+    assert (verdict.verdict, verdict.score, verdict.checks) == (Kind.PARTIAL, round(1 / 3, 4), rows)
+    assert verdict.stdout == "printed" and verdict.notes == ["judge note", "sandbox note"]
+
+
+TORCH_CHECKS = """\
+from grader.harness import check, close, fn, gradients, peak_memory_bytes, run_in, tensor
+
+@check(points=1)
+def gradients_match_the_reference(student, reference, rng):
+    x = tensor(rng.normal(size=(3, 2)), requires_grad=True)
+    close(gradients(student.loss, x), gradients(reference.loss, x))
+
+@check(points=1)
+def structure_and_memory(student, reference, rng):
+    close(run_in(student, fn("lambda m: m.LAYERS"), student), 2)
+    assert 0 < peak_memory_bytes(student) < 2**30
+"""
+TORCH_TOML = """\
+id = "tiny-grad"
+version = 1
+difficulty = "easy"
+tags = ["test"]
+points = 1
+[title]
+en = "Grad"
+zh-hans = "梯度"
+[summary]
+en = "A loss."
+zh-hans = "损失。"
+[checks]
+visible = ["gradients_match_the_reference", "structure_and_memory"]
+"""
+
+
+def test_gradients_and_structural_checks_run_in_the_right_process(tmp_path, requires):
+    sandbox = grading_sandbox("local", requires)
+    solution = "LAYERS = 2\ndef loss(x):\n    return (x * x).sum() * 0.5\n"
+    spec = load_exercise(make_exercise(tmp_path / "ex", toml=TORCH_TOML, checks=TORCH_CHECKS, solution=solution))
+    assert grade(spec, solution, sandbox).verdict == Kind.ACCEPTED
+    verdict = grade(spec, solution.replace("* 0.5", "* 0.25"), sandbox)
+    assert verdict.verdict == Kind.PARTIAL and "result[0]" in verdict.checks[0].message
+
+
+def test_unisolated_development_mode_still_grades_and_says_so(exercise):
+    from sandbox.local import LocalSandbox
+
+    sandbox = LocalSandbox(allow_unisolated=True, bwrap="/nonexistent/bwrap")  # a machine without bubblewrap
+    verdict = grade(exercise, exercise.solution, sandbox, seed=2)
+    assert verdict.verdict == Kind.ACCEPTED, verdict.notes
+    assert any("unisolated development mode" in note and "could read the hidden files" in note for note in verdict.notes)

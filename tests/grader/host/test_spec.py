@@ -1,0 +1,106 @@
+"""Loading and validating exercise folders: every mistake names the file and the key."""
+from __future__ import annotations
+
+import pytest
+
+from grader.contract import Kind
+from grader.host.spec import SpecError, load_exercise
+from tests.grader.factories import STATIC_GRAPH, TOML, make_exercise
+
+
+def error_for(tmp_path, **overrides) -> str:
+    folder = make_exercise(tmp_path / "ex", **overrides)
+    with pytest.raises(SpecError) as caught:
+        load_exercise(folder)
+    return str(caught.value)
+
+
+def test_the_static_graph_exercise_loads_with_what_the_catalog_needs():
+    spec = load_exercise(STATIC_GRAPH)
+    assert spec.id == spec.slug == "static-graph-executor"
+    assert spec.version >= 1 and spec.points > 0 and spec.difficulty == "easy"
+    assert set(spec.title) == set(spec.summary) == set(spec.statement) == {"en", "zh-hans"}
+    assert "StaticGraph" in spec.statement["en"] and "StaticGraph" in spec.statement["zh-hans"]
+    assert "class StaticGraph" in spec.starter
+    assert spec.limits.memory_mb == 256 and spec.gpu is False
+    assert "runs_the_article_example" in spec.visible_checks
+    assert any(not c.visible for c in spec.checks), "some checks must stay hidden"
+    assert [p.name for p in spec.perf] == ["plan_once_run_many"] and spec.perf[0].at_most == 3.0
+    assert {m.name: m.expected for m in spec.mutants}["seed_demo"] == Kind.RUNTIME_ERROR
+    assert len(spec.digest) == 64
+
+
+def test_a_changed_file_changes_the_digest(tmp_path):
+    folder = make_exercise(tmp_path / "ex")
+    before = load_exercise(folder).digest
+    assert load_exercise(folder).digest == before
+    (folder / "statement.md").write_text("# Add, reworded\n")
+    assert load_exercise(folder).digest != before
+
+
+def test_a_limit_that_is_not_a_number(tmp_path):
+    message = error_for(tmp_path, toml=TOML.replace("memory_mb = 256", 'memory_mb = "2G"'))
+    assert message == 'exercise.toml: [limits].memory_mb must be a number, got "2G"'
+
+
+def test_a_missing_file(tmp_path):
+    assert error_for(tmp_path, omit=("statement.zh-hans.md",)).startswith("statement.zh-hans.md: missing")
+
+
+def test_bad_toml(tmp_path):
+    assert error_for(tmp_path, toml=TOML + "\npoints = = 3\n").startswith("exercise.toml: not valid TOML")
+
+
+def test_an_unknown_key(tmp_path):
+    message = error_for(tmp_path, toml=TOML.replace("[limits]", "[limits]\nmemory = 5"))
+    assert message.startswith("exercise.toml: unknown key [limits].memory (allowed: ")
+
+
+def test_a_threshold_without_a_baseline(tmp_path):
+    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n@perf()\ndef fast(s, r, g): pass\n"
+    message = error_for(tmp_path, checks=checks, toml=TOML.replace('visible = ["adds_small_numbers"]', "visible = []")
+                        + "\n[perf.fast]\nat_most = 2\n")
+    assert message.startswith("exercise.toml: [perf.fast].baseline is missing")
+
+
+def test_a_perf_case_without_a_threshold(tmp_path):
+    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n@perf()\ndef fast(s, r, g): pass\n"
+    message = error_for(tmp_path, checks=checks, toml=TOML.replace('visible = ["adds_small_numbers"]', "visible = []"))
+    assert message == "exercise.toml: [perf.fast] is missing: checks.py declares @perf fast without a threshold"
+
+
+def test_a_visible_check_that_does_not_exist(tmp_path):
+    message = error_for(tmp_path, toml=TOML.replace('visible = ["adds_small_numbers"]', 'visible = ["nope"]'))
+    assert 'names "nope"' in message and message.startswith("exercise.toml: [checks].visible")
+
+
+def test_a_mutant_without_its_verdict(tmp_path):
+    message = error_for(tmp_path, files={"mutants/off_by_one.py": "def add(a, b):\n    return a + b + 1\n"})
+    assert message.startswith("exercise.toml: [mutants].off_by_one is missing")
+
+
+def test_a_mutant_expected_to_pass(tmp_path):
+    message = error_for(tmp_path, toml=TOML + '\n[mutants]\nsame = "ACCEPTED"\n', files={"mutants/same.py": "def add(a, b): return a + b\n"})
+    assert message == "exercise.toml: [mutants].same must be a failing verdict, got ACCEPTED"
+
+
+def test_a_syntax_error_in_the_solution(tmp_path):
+    assert error_for(tmp_path, solution="def add(a, b)\n    return a + b\n").startswith("solution.py: line 1:")
+
+
+def test_a_missing_language(tmp_path):
+    message = error_for(tmp_path, toml=TOML.replace('zh-hans = "加法"\n', ""))
+    assert message == "exercise.toml: [title].zh-hans is missing"
+
+
+def test_thresholds_in_the_decorator_are_refused(tmp_path):
+    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n@perf(at_most=2)\ndef fast(s, r, g): pass\n"
+    message = error_for(tmp_path, checks=checks, toml=TOML.replace('visible = ["adds_small_numbers"]', "visible = []"))
+    assert message == ("checks.py: @perf fast: unknown argument at_most; "
+                       "thresholds and baselines belong in exercise.toml [perf.fast]")
+
+
+def test_visible_in_the_decorator_must_agree_with_the_toml(tmp_path):
+    checks = "from grader.harness import check\n@check(visible=True)\ndef adds_small_numbers(s, r, g): pass\n@check(visible=True)\ndef b(s, r, g): pass\n"
+    message = error_for(tmp_path, checks=checks)
+    assert message == 'exercise.toml: [checks].visible lacks "b", but checks.py says @check(visible=True); make them agree'
