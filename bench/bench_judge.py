@@ -124,7 +124,7 @@ def main() -> None:
                     faults.append(" | ".join(verdict.notes)[-500:])
                 case = (verdict.perf or {"cases": [{}]})["cases"][0]
                 decisions[case.get("decision", "none")] += 1
-                if case.get("interval"):
+                if case.get("interval") and None not in case["interval"]:
                     low, high = case["interval"]
                     ratios.append(case["ratio"])
                     half_widths.append((high - low) / 2)

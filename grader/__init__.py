@@ -6,6 +6,7 @@
     harness/         the in-sandbox judge, its workers and the checks API
     engines/         the reference engines (shipped with the exercises that import them)
     quizzes/         quiz banks and interview templates
+    lessons/         the article's lessons and the engine traces their pages play
     glossary.py      the bilingual glossary and its lint
 
 Kept free of imports: the harness runs this package inside the sandbox, where only the

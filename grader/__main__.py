@@ -1,6 +1,6 @@
 """The grading CLI, for instructors and for our own checks.
 
-    python -m grader grade EXERCISE_DIR SUBMISSION.py [--backend local|docker|auto] [--json]
+    python -m grader grade EXERCISE_DIR SUBMISSION.py [--backend local|docker|auto] [--runtime runc|runsc] [--json]
 
 Exit status 0 whenever a verdict was reached, whatever it is; 2 for a bad invocation or an
 invalid exercise; 3 when the platform failed (INTERNAL_ERROR, or no sandbox).
@@ -24,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     grade_cmd.add_argument("exercise", type=Path, metavar="EXERCISE_DIR")
     grade_cmd.add_argument("submission", type=Path, metavar="SUBMISSION.py")
     grade_cmd.add_argument("--backend", default="local", choices=["local", "docker", "auto"])
+    grade_cmd.add_argument(
+        "--runtime", choices=["runc", "runsc"], default=None,
+        help="the Docker runtime: runc (default) or runsc, gVisor (docker and auto backends only)",
+    )
     grade_cmd.add_argument("--json", action="store_true", help="print exactly one JSON object")
     grade_cmd.add_argument("--seed", type=int, default=None, help="the secret seed (default: random)")
     grade_cmd.add_argument(
@@ -50,8 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError) as error:
         print(f"error: cannot read {args.submission}: {error}", file=sys.stderr)
         return 2
+    if args.runtime and args.backend == "local":
+        print("error: --runtime chooses a Docker runtime; use it with --backend docker (or auto)", file=sys.stderr)
+        return 2
     try:
-        config = {"allow_unisolated": True} if args.allow_unisolated else {}
+        config: dict[str, object] = {"allow_unisolated": True} if args.allow_unisolated else {}
+        if args.runtime:
+            config["runtime"] = args.runtime
         verdict = grade(exercise, code, get_sandbox(args.backend, **config), seed=args.seed)
     except SandboxUnavailable as error:
         print(f"error: the {args.backend} sandbox is not available: {error}", file=sys.stderr)

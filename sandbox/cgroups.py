@@ -1,4 +1,5 @@
-"""A memory + pids cgroup per local run (cgroup v1 or v2), where the host lets us make one."""
+"""Cgroups the host makes per run (v1 or v2), where it may: a memory + pids cgroup for a
+local sandbox, and the freezable child cgroup lent to any sandbox's program (delegation.py)."""
 from __future__ import annotations
 
 import os
@@ -24,7 +25,7 @@ def _mounts() -> dict[str, Path]:
             continue
         if tail[0] == "cgroup":
             for option in tail[2].split(","):
-                if option in ("memory", "pids", "cpu"):
+                if option in ("memory", "pids", "cpu", "freezer"):
                     found.setdefault(option, Path(fields[4]))
         elif tail[0] == "cgroup2":
             found.setdefault("unified", Path(fields[4]))
@@ -45,13 +46,15 @@ def remove_stale(max_age_s: float = 3600.0) -> int:
     """Remove run cgroups left empty by a worker that was killed mid-run; returns how many."""
     removed = 0
     mounts, own = _mounts(), _own_paths()
-    parents = [mounts[c] / own.get(c, "/").lstrip("/") for c in ("memory", "pids", "cpu") if c in mounts]
+    parents = [mounts[c] / own.get(c, "/").lstrip("/") for c in ("memory", "pids", "cpu", "freezer") if c in mounts]
     if "unified" in mounts:
         parents.append(mounts["unified"] / own.get("", "/").lstrip("/"))
     for parent in parents:
         for group in parent.glob("graphdojo-*"):
             try:
                 if time.time() - group.stat().st_mtime > max_age_s and not _safe_read(group / "cgroup.procs").strip():
+                    for nested in sorted((p for p in group.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+                        nested.rmdir()
                     group.rmdir()
                     removed += 1
             except OSError:
@@ -156,10 +159,11 @@ class RunCgroup:
         failcnt = self._read("memory.failcnt")
         return 1 if self.version == 1 and failcnt.strip() not in ("", "0") and "oom_kill" not in text else 0
 
-    def kill_all(self) -> None:
+    def kill_all(self, recursive: bool = False) -> None:
         """SIGKILL every process left in the group, until it is empty (a fork bomb races us)."""
         for _ in range(100):
-            pids = {int(p) for d in self.dirs for p in _safe_read(d / "cgroup.procs").split()}
+            dirs = [p for d in self.dirs for p in ([d, *d.rglob("*")] if recursive else [d]) if p.is_dir()]
+            pids = {int(p) for d in dirs for p in _safe_read(d / "cgroup.procs").split()}
             if not pids:
                 return
             for pid in pids:
@@ -180,6 +184,79 @@ class RunCgroup:
                     break
                 except OSError:
                     time.sleep(0.02)  # the last killed tasks are still leaving
+
+
+class ChildCgroup:
+    """The cgroup lent to a sandbox's program for its untrusted children (see delegation.py).
+
+    Per controller, the host makes ``graphdojo-child-<id>/`` (v1: in ``freezer`` and
+    ``pids``; v2: one folder) with ``pids.max`` set, and lends only its sub-folder
+    ``box/``: root inside the sandbox owns ``box``'s files, so it can move its own
+    processes in, freeze them and even lower ``box``'s limit, while the parent's limit,
+    which is not mounted, bounds everything below it.
+    """
+
+    def __init__(self, parents: dict[str, Path]) -> None:
+        self.parents = parents  # name inside the sandbox ("freezer", "pids" or "unified") -> host folder
+
+    @property
+    def lent(self) -> dict[str, Path]:
+        return {name: parent / "box" for name, parent in self.parents.items()}
+
+    @classmethod
+    def create(cls, pids: int) -> ChildCgroup | None:
+        """Make it, or None where the host cannot (not root, no freezer)."""
+        try:
+            mounts, own = _mounts(), _own_paths()
+        except OSError:
+            return None
+        name = f"graphdojo-child-{uuid.uuid4().hex[:12]}"
+        if "freezer" in mounts and "pids" in mounts:
+            parents = {c: mounts[c] / own.get(c, "/").lstrip("/") / name for c in ("freezer", "pids")}
+        elif "unified" in mounts and "freezer" not in mounts:
+            parents = {"unified": mounts["unified"] / own.get("", "/").lstrip("/") / name}
+        else:
+            return None
+        group = cls({})
+        try:
+            for key, parent in parents.items():
+                parent.mkdir()
+                group.parents[key] = parent
+                if key != "freezer":
+                    if key == "unified":
+                        (parent / "cgroup.subtree_control").write_text("+pids")
+                    (parent / "pids.max").write_text(str(pids))
+                (parent / "box").mkdir()
+        except OSError:
+            group.remove()
+            return None
+        return group
+
+    def remove(self) -> None:
+        """Kill whatever is left (thawed first: a frozen task cannot die) and remove the folders."""
+        trees = {name: sorted((p for p in [parent, *parent.rglob("*")] if p.is_dir()), key=lambda p: len(p.parts))
+                 for name, parent in self.parents.items()}
+        for name, tree in trees.items():
+            for folder in tree:  # parents first: v1 refuses to thaw a child of a frozen parent
+                try:
+                    if name == "freezer":
+                        (folder / "freezer.state").write_text("THAWED")
+                    elif name == "unified":
+                        (folder / "cgroup.freeze").write_text("0")
+                except OSError:
+                    pass
+        RunCgroup(list(self.parents.values()), 1).kill_all(recursive=True)
+        for tree in trees.values():
+            for folder in reversed(tree):  # children first
+                for _ in range(50):
+                    try:
+                        folder.rmdir()
+                        break
+                    except FileNotFoundError:
+                        break
+                    except OSError:
+                        time.sleep(0.02)  # the last killed tasks are still leaving
+        self.parents = {}
 
 
 def _safe_read(path: Path) -> str:

@@ -24,9 +24,11 @@ from typing import Any
 
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound, NotFound
-from docker.types import DeviceRequest, LogConfig, Ulimit
+from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
 
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
+from sandbox.cgroups import remove_stale
+from sandbox.delegation import Delegation
 from sandbox.framing import READY, ProtocolError
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
@@ -45,7 +47,7 @@ WORKDIR = "/job"
 LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"
 POOL_LABEL = "graphdojo.pool"
-CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # what the judge needs to drop to uid 65534 and stop its child
+CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # what the judge needs to drop to the lent uid and stop its child
 STARTUP_GRACE_S = 30.0   # a cold container must have read its job within this
 POOL_TTL_S = 3600.0      # a pooled container older than this is replaced (and the janitor may take it)
 POOL_READY_TIMEOUT_S = 120.0
@@ -66,6 +68,7 @@ def container_config(
     preload: Sequence[str] = (),
     lifetime_s: float | None = None,
     extra_labels: Mapping[str, str] | None = None,
+    mounts: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of ``containers.create`` for one sandbox (pure, so it can be inspected)."""
     lifetime_s = lifetime_s if lifetime_s is not None else STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S + 60
@@ -82,7 +85,7 @@ def container_config(
         detach=True,
         stdin_open=True,
         tty=False,
-        user="0:0",  # root inside, with only the capabilities below: the judge drops to 65534
+        user="0:0",  # root inside, with only the capabilities below: the judge drops to the lent uid
         hostname="sandbox",
         environment={},  # nothing of the worker's environment, secrets included
         network_mode="none",
@@ -108,6 +111,8 @@ def container_config(
         # PID 2 and so killable by the program (kill(-1)).
         init=False,
     )
+    if mounts:  # only the lent child cgroup (delegation.py): files travel by archive, never by mount
+        config["mounts"] = [Mount(target, source, type="bind", read_only=False) for source, target in mounts.items()]
     if options.gpus:
         if isinstance(options.gpus, int):
             request = DeviceRequest(count=options.gpus, capabilities=[["gpu"]])
@@ -120,8 +125,9 @@ def container_config(
 class _Attached:
     """A container, attached before start, speaking the bootstrap protocol over its stdin/stdout."""
 
-    def __init__(self, container, raw_socket: socket.socket, keepalive: object) -> None:
+    def __init__(self, container, raw_socket: socket.socket, keepalive: object, delegation: Delegation) -> None:
         self.container = container
+        self.delegation = delegation  # released with the container
         self.socket = raw_socket
         self._keepalive = keepalive  # the SDK's wrapper closes the socket when collected
         self._buffer = bytearray()
@@ -233,39 +239,47 @@ class DockerSandbox(Sandbox):
         # gVisor enforces RLIMIT_NPROC even for root, and must: its fork bomb would
         # otherwise exhaust the host pids the sentry itself needs and crash it.
         extra = {"nproc": limits.pids} if self.runtime == "runsc" else {}
-        job = encode_job(files, argv, limits, options.env, WORKDIR, extra)
+
+        def job_for(attached: _Attached) -> bytes:
+            return encode_job(files, argv, limits, {**options.env, **attached.delegation.env()}, WORKDIR, extra)
+
         warm = self.pool.take(limits, options) if self.pool is not None else None
         if warm is not None:
             try:
-                warm.send(job)
+                warm.send(job_for(warm))
             except OSError:  # it died between the pool's check and now: start cold
                 self.discard(warm)
                 warm = None
-        attached = warm or self.start(container_config(self.image, limits, options, self.runtime,
-                                                       extra_labels=self.labels))
+        attached = warm or self.start(limits, options)
         try:
             if warm is None:
                 try:
-                    attached.send(job)
+                    attached.send(job_for(attached))
                 except OSError as error:
                     raise SandboxUnavailable(f"the sandbox container did not take its job: {error}") from None
             return self._execute(attached, limits, ["warm pool"] if warm else [])
         finally:
             self.discard(attached)
 
-    def start(self, config: dict[str, Any]) -> _Attached:
+    def start(self, limits: Limits, options: RunOptions, **config_options: Any) -> _Attached:
         """Create, attach (before start, so no output is lost) and start a container."""
+        # gVisor has no freezer controller, and a host cgroup means nothing to its tasks.
+        delegation = Delegation(limits.pids, with_cgroup=self.runtime == "runc")
+        config = container_config(self.image, limits, options, self.runtime, extra_labels=self.labels,
+                                  mounts=delegation.mounts(), **config_options)
         try:
             container = self.client.containers.create(**config)
         except (DockerException, OSError) as error:
+            delegation.release()
             raise SandboxUnavailable(f"cannot create a sandbox container: {error}") from None
         try:
             wrapper = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
             raw = getattr(wrapper, "_sock", wrapper)
-            attached = _Attached(container, raw, wrapper)
+            attached = _Attached(container, raw, wrapper, delegation)
             container.start()
         except (DockerException, OSError) as error:
             _remove(container)
+            delegation.release()
             raise SandboxUnavailable(f"cannot start a sandbox container: {error}") from None
         return attached
 
@@ -303,9 +317,11 @@ class DockerSandbox(Sandbox):
     def discard(self, attached: _Attached) -> None:
         attached.close()
         _remove(attached.container)
+        attached.delegation.release()
 
     def janitor(self) -> int:
         """Remove labelled containers past their expiry (orphans of crashed workers); returns how many."""
+        remove_stale()  # child cgroups their delegations left behind
         return janitor(self.client)
 
 
@@ -491,9 +507,7 @@ class WarmPool:
                 self.sandbox.discard(attached)
 
     def _start_one(self, limits: Limits) -> _Attached:
-        config = container_config(self.sandbox.image, limits, RunOptions(), self.sandbox.runtime,
-                                  preload=self.preload, lifetime_s=POOL_TTL_S, extra_labels=self.sandbox.labels)
-        attached = self.sandbox.start(config)
+        attached = self.sandbox.start(limits, RunOptions(), preload=self.preload, lifetime_s=POOL_TTL_S)
         ended = attached.read_until(time.monotonic() + POOL_READY_TIMEOUT_S, 1024, stop_after=READY)
         if ended != "stop":
             self.sandbox.discard(attached)

@@ -47,6 +47,7 @@ from pathlib import Path
 from sandbox import seccomp
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
 from sandbox.cgroups import RunCgroup, remove_stale
+from sandbox.delegation import Delegation
 from sandbox.framing import READY, ProtocolError
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
@@ -104,21 +105,26 @@ class LocalSandbox(Sandbox):
         filter_fd = _seccomp_fd() if not self.unisolated and seccomp.supported() else None
         if filter_fd is None and not self.unisolated:
             notes.append("no seccomp filter on this architecture")
+        # Unisolated, the program cannot switch uids or mount anything: nothing to lend.
+        delegation = None if self.unisolated else Delegation(limits.pids)
         try:
-            command = self._command(limits, filter_fd)
+            command = self._command(limits, filter_fd, delegation.mounts() if delegation else {})
             workdir = os.path.join(scratch, "job") if scratch else WORKDIR
-            job = encode_job(files, argv, limits, options.env, workdir, extra)
+            env = {**options.env, **(delegation.env() if delegation else {})}
+            job = encode_job(files, argv, limits, env, workdir, extra)
             return self._run(command, job, limits, cgroup, notes, memory_by_rlimit=cgroup is None,
                              pass_fds=() if filter_fd is None else (filter_fd,))
         finally:
             if filter_fd is not None:
                 os.close(filter_fd)
+            if delegation is not None:
+                delegation.release()
             if cgroup is not None:
                 cgroup.remove()
             if scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
 
-    def _command(self, limits: Limits, filter_fd: int | None) -> list[str]:
+    def _command(self, limits: Limits, filter_fd: int | None, mounts: Mapping[str, str]) -> list[str]:
         python = sys.executable
         if self.unisolated:
             return [python, "-I", "-c", BOOTSTRAP_SOURCE]
@@ -148,7 +154,7 @@ class LocalSandbox(Sandbox):
         bound = [prefix for prefix in bound if not prefix.startswith("/usr/")]
         for prefix in bound:
             command += ["--ro-bind", prefix, prefix]
-        # bwrap makes the folders above a bind 0700: the judge's child (uid 65534) must
+        # bwrap makes the folders above a bind 0700: the judge's child (the lent uid) must
         # get through them to the interpreter, as it can on the host.
         for parent in sorted({str(p) for prefix in bound for p in Path(prefix).parents if str(p) not in ("/", "/tmp")}):
             command += ["--chmod", "0755", parent]
@@ -157,6 +163,10 @@ class LocalSandbox(Sandbox):
         command += [
             "--dev", "/dev",
             "--size", tmpfs_bytes, "--tmpfs", WORKDIR,
+        ]
+        for source, target in mounts.items():  # the lent child cgroup (delegation.py)
+            command += ["--bind", source, target]
+        command += [
             "--remount-ro", "/",
             "--chdir", "/",
         ]

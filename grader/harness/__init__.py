@@ -3,7 +3,7 @@
 Exercise authors use::
 
     from grader.harness import check, perf, close, equal, raises, fail, fn, Race
-    from grader.harness import tensor, gradients, run_in, peak_memory_bytes
+    from grader.harness import tensor, gradients, run_in, inside, peak_memory_bytes
 
 Standard library, numpy and (only where an exercise needs it) torch.
 """
@@ -18,6 +18,7 @@ from grader.harness.api import (
     fail,
     fn,
     gradients,
+    inside,
     peak_memory_bytes,
     perf,
     raises,
@@ -26,6 +27,6 @@ from grader.harness.api import (
 )
 
 __all__ = [
-    "TOLERANCES", "CheckFailed", "ProgramError", "Race", "check", "close", "equal", "fail", "fn", "gradients",
+    "TOLERANCES", "CheckFailed", "ProgramError", "Race", "check", "close", "equal", "fail", "fn", "gradients", "inside",
     "peak_memory_bytes", "perf", "raises", "run_in", "tensor",
 ]

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.harness.messages import Message
 from grader.harness.wire import Fn, TensorArray
 
 # --- what a check can end with ---------------------------------------------------------
@@ -47,14 +48,16 @@ class ProgramError(Exception):
 class ProgramStopped(BaseException):
     """A program stopped answering: it died, ran out of time or memory, or printed too much.
 
-    A BaseException so that no ``except Exception`` in a check can swallow it.
+    A BaseException so that no ``except Exception`` in a check can swallow it. ``reason``
+    is a messages.Message (an id with parameters); ``message`` its English text.
     """
 
-    def __init__(self, side: str, kind: str, message: str):
-        super().__init__(message)
+    def __init__(self, side: str, kind: str, reason: Message):
+        super().__init__(str(reason))
         self.side = side
         self.kind = kind
-        self.message = message
+        self.reason = reason
+        self.message = str(reason)
 
 
 def fail(message: str) -> None:
@@ -82,6 +85,21 @@ def run_in(program: Any, function: Fn, *args: Any) -> Any:
     ``peak_memory_bytes`` and outputs for anything a verdict hinges on.
     """
     return program._program.call(None, None, (function, *args), {})
+
+
+@dataclasses.dataclass(frozen=True)
+class InProgram:
+    """A function that runs inside one program's process (see ``inside``)."""
+
+    program: Any  # grader.harness.programs.Program
+    function: Fn
+
+
+def inside(program: Any, function: Fn) -> InProgram:
+    """``function`` run inside ``program``'s process, for a Race to time:
+    ``Race(student=inside(student, fn("lambda g: g.run()")), ...)``. Its arguments are the
+    race's inputs (or what ``setup`` made of them)."""
+    return InProgram(program._program, function)
 
 
 def gradients(function: Any, *args: Any) -> list[Any]:
@@ -142,6 +160,13 @@ class Race:
     ``inputs(rng)`` makes a new argument tuple for every timed pair; ``check(got, want)``
     compares every timed output of the student with the baseline's. ``baselines`` names
     further baselines (e.g. a naive implementation) that exercise.toml may pick.
+
+    Every timed call must do the whole work and be checked: never time a call whose
+    answer was known before it started (a graph it already ran, no inputs at all).
+    ``setup(program, args)``, when given, runs untimed before each timed call and turns
+    the pair's inputs into that side's own arguments (e.g. builds a fresh graph in that
+    program and returns handles to it); ``program`` is the side's module (the reference's
+    for any baseline), and handles it returns are released after the call.
     """
 
     student: Callable[..., Any]
@@ -149,6 +174,7 @@ class Race:
     inputs: Callable[[np.random.Generator], tuple[Any, ...]]
     check: Callable[[Any, Any], None] | None = None
     baselines: dict[str, Callable[..., Any]] = dataclasses.field(default_factory=dict)
+    setup: Callable[[Any, tuple[Any, ...]], tuple[Any, ...]] | None = None
 
     def baseline(self, name: str) -> Callable[..., Any]:
         offered = {"reference": self.reference, **self.baselines}

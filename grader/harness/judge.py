@@ -10,14 +10,18 @@ Inside the sandbox, started as ``python3 -m grader.harness`` in a folder holding
     out/                         the result channel: only the judge writes result.json here
 
 The judge reads the hidden files, starts the reference in one worker and the student in
-another (uid 65534, no capabilities, own rlimits), calls into both, compares plain data,
-keeps the clock, and writes out/result.json. Nothing the student prints is parsed.
+another (the uid the sandbox lent, no capabilities, own rlimits, the lent cgroup), calls
+into both, compares plain data, keeps the clock, and writes out/result.json. Nothing the
+student prints is parsed. Every row's message is a messages.Message; a hidden case only
+ever shows the fixed text of its kind of failure. Judge tracebacks go to the result's
+``operator_log`` (for the operators, never shown to students).
 """
 from __future__ import annotations
 
 import dataclasses
 import importlib.util
 import json
+import math
 import os
 import random
 import resource
@@ -35,26 +39,29 @@ import numpy as np
 
 from grader import contract
 from grader.contract import CheckRow, Kind, ResultDocument
-from grader.harness import api, stats
-from grader.harness.api import Case, CheckFailed, ProgramError, ProgramStopped, Race
+from grader.harness import api, messages, stats
+from grader.harness.api import Case, CheckFailed, InProgram, ProgramError, ProgramStopped, Race
+from grader.harness.messages import Message
 from grader.harness.programs import (
     FILE_SIZE_LIMIT,
+    OPERATOR_LOG,
+    Capture,
     Family,
+    OutputLimitExceeded,
     Process,
     Program,
     Remote,
     RemoteAttribute,
     become_subreaper,
+    log_for_operators,
     privileged,
 )
+from grader.harness.wire import MAX_FRAME_BYTES
 
+FEEDBACK_BYTES = contract.FEEDBACK_BYTES
 WARMUP_CALLS = 2
-HIDDEN_MESSAGES = {
-    "WRONG_ANSWER": "wrong answer on a hidden case",
-    "TIME_LIMIT": "time limit reached on a hidden case",
-    "MEMORY_LIMIT": "memory limit reached on a hidden case",
-    "OUTPUT_LIMIT": "too much output on a hidden case",
-}
+MAX_OVERRUN = 4  # budgets a race may take to reach stats.MIN_PAIRS while the student is fast
+EFBIG = 27  # errno "File too large": RLIMIT_FSIZE, which Python meets as an OSError
 
 
 @dataclasses.dataclass
@@ -62,9 +69,9 @@ class Outcome:
     """How one case ended, before it becomes a row of the result."""
 
     passed: bool
-    kind: Kind | None = None
-    message: str = ""  # shown for visible cases
-    hidden_message: str = ""  # shown for hidden ones: never an input or an expected value
+    kind: str | None
+    reason: Message  # shown for visible cases (and a perf case's measurement); a hidden case shows messages.hidden(kind)
+    perf: bool = False
 
 
 class Judge:
@@ -75,7 +82,7 @@ class Judge:
         self.seed = int(self.manifest["seed"])
         self.notes: list[str] = []
         self.isolated = privileged()
-        self.hidden_offsets: dict[str, int] | None = None  # output sizes when the first hidden case began
+        self.hidden_started = False  # once true, nothing the student prints is kept
 
     # -- setup ------------------------------------------------------------------------
 
@@ -110,23 +117,28 @@ class Judge:
         student_limits = {
             resource.RLIMIT_CPU: int(self.limits["cpu_s"] + sum(p["budget_s"] for p in self.manifest["perf"].values())) + 1,
             resource.RLIMIT_DATA: memory,
-            resource.RLIMIT_FSIZE: max(FILE_SIZE_LIMIT, int(self.limits["output_bytes"])),
+            resource.RLIMIT_FSIZE: FILE_SIZE_LIMIT,  # files it writes; stdout and stderr are pipes, counted below
             resource.RLIMIT_CORE: 0,
         }
-        if self.isolated:  # counts every process of uid 65534, which here are the student's alone
+        family = Family.for_sandbox(
+            os.getpid(),
+            trusted=lambda: {self.reference_process.pid},
+            workers=lambda: {self.reference_process.pid, self.student_process.pid},
+        )
+        if self.isolated and not family.limit_processes(int(self.limits["pids"])):
+            # No lent cgroup (gVisor): RLIMIT_NPROC counts per uid, and the lent uid (or,
+            # under gVisor, the sandbox's own kernel) makes the count this sandbox's alone.
             student_limits[resource.RLIMIT_NPROC] = int(self.limits["pids"])
+        limit = int(self.limits["output_bytes"])
+        self.outputs = {"stdout": Capture(FEEDBACK_BYTES + 1, limit), "stderr": Capture(FEEDBACK_BYTES + 1, limit)}
         self.student_process = Process(
             "student", self.lib / "submission.py", lib=self.lib, cwd=self.home, env=dict(env, HOME=str(self.home), TMPDIR=str(self.home)),
-            as_student=True, rlimits=student_limits, stdout=self.private / "student.out", stderr=self.private / "student.err",
+            as_student=True, rlimits=student_limits, stdout=self.outputs["stdout"], stderr=self.outputs["stderr"],
+            cgroups=family.join_files(), max_reply_bytes=min(memory, MAX_FRAME_BYTES),
         )
         self.reference_process = Process(
             "reference", self.root / contract.SOLUTION_FILE, lib=self.lib, cwd=self.private, env=dict(env, HOME=str(self.private)),
             as_student=False, rlimits={resource.RLIMIT_CORE: 0}, stdout=self.private / "reference.out", stderr=self.private / "reference.err",
-        )
-        family = Family(
-            os.getpid(),
-            trusted=lambda: {self.reference_process.pid},
-            workers=lambda: {self.reference_process.pid, self.student_process.pid},
         )
         self.student = Program("student", self.student_process, family)
         self.reference = Program("reference", self.reference_process, None)
@@ -160,10 +172,11 @@ class Judge:
         return ResultDocument(
             checks=rows,
             perf={"cases": self.perf_reports} if self.perf_reports else None,
-            stdout=self._feedback(self.private / "student.out"),
-            stderr=self._feedback(self.private / "student.err"),
+            stdout=self._feedback(self.outputs["stdout"]),
+            stderr=self._feedback(self.outputs["stderr"]),
             notes=self.notes,
             isolated=self.isolated,
+            operator_log=OPERATOR_LOG[-20:],
         )
 
     def _run_all(self) -> list[CheckRow]:
@@ -175,44 +188,49 @@ class Judge:
             if stopped is not None:
                 outcome = stopped
             elif case.is_perf and correctness_failed:
-                outcome = Outcome(False, Kind.WRONG_ANSWER, "not run: a correctness check failed", "not run: a correctness check failed")
+                outcome = Outcome(False, "WRONG_ANSWER", Message("not_run.correctness_failed"))
             else:
-                if not case.visible and self.hidden_offsets is None:
-                    self.hidden_offsets = {name: _size(self.private / name) for name in ("student.out", "student.err")}
+                if not case.visible and not self.hidden_started:
+                    # From here on nothing the student prints is kept: it could hold hidden inputs.
+                    self.hidden_started = True
+                    for capture in self.outputs.values():
+                        capture.seal()
                 outcome = self._run_perf(case) if case.is_perf else self._run_check(case)
                 correctness_failed |= not outcome.passed and not case.is_perf
                 if self._printed_too_much():
-                    message = f"your program printed more than {self.limits['output_bytes']} bytes"
-                    outcome = stopped = Outcome(False, Kind.OUTPUT_LIMIT, message, message)
+                    outcome = stopped = Outcome(False, "OUTPUT_LIMIT", Message("stop.output_limit", limit=int(self.limits["output_bytes"])))
                     self.student.stop()
-            rows.append(
-                CheckRow(
-                    name=case.name,
-                    passed=outcome.passed,
-                    visible=bool(case.visible),
-                    message=outcome.message if case.visible else (outcome.hidden_message or outcome.message),
-                    points=case.points if outcome.passed else 0.0,
-                    max_points=case.points,
-                    kind=outcome.kind,
-                )
-            )
+            rows.append(_row(case, outcome))
         self.student.stop()
         return rows
 
     def _load_student(self) -> Outcome | None:
+        """None when the student's module loaded; otherwise how every case ends.
+
+        A limit hit while loading is named as that limit: a MemoryError (RLIMIT_DATA) is
+        MEMORY_LIMIT, a write refused as too large (RLIMIT_FSIZE) or too much printed is
+        OUTPUT_LIMIT. (A student can only misreport its own failure by faking the name.)
+        """
         try:
             self.student.start(self.student.call_timeout())
+            if self._printed_too_much():
+                raise ProgramStopped("student", "OUTPUT_LIMIT", Message("stop.output_limit", limit=int(self.limits["output_bytes"])))
             return None
         except ProgramError as error:
             if getattr(error, "syntax", False):
                 self.notes.append(f"SyntaxError: {error.message}")
-                return Outcome(False, Kind.SYNTAX_ERROR, "not run: your code has a syntax error", "not run: your code has a syntax error")
+                return Outcome(False, "SYNTAX_ERROR", Message("not_run.syntax_error"))
             self.notes.append(_traceback_text(error))
-            message = "not run: your code raised an error while loading"
-            return Outcome(False, Kind.RUNTIME_ERROR, message, message)
+            if error.type_name == "MemoryError":
+                return Outcome(False, "MEMORY_LIMIT", Message("not_run.stopped", reason=str(Message("stop.memory_limit"))))
+            if getattr(error, "errno", None) == EFBIG:
+                limit = Message("stop.file_too_large", limit=FILE_SIZE_LIMIT)
+                return Outcome(False, "OUTPUT_LIMIT", Message("not_run.stopped", reason=str(limit)))
+            return Outcome(False, "RUNTIME_ERROR", Message("not_run.load_error"))
         except ProgramStopped as error:
+            self.student.stop()
             self.notes.append(f"while loading your code: {error.message}")
-            return Outcome(False, Kind(error.kind), f"not run: {error.message}", f"not run: {error.message}")
+            return Outcome(False, error.kind, Message("not_run.stopped", reason=error.message))
 
     def _rng(self, case: Case) -> np.random.Generator:
         return np.random.default_rng([self.seed, zlib.crc32(case.name.encode())])
@@ -220,9 +238,9 @@ class Judge:
     def _run_check(self, case: Case) -> Outcome:
         try:
             case.function(Remote(self.student, 0), Remote(self.reference, 0), self._rng(case))
-            return Outcome(True, None, "passed")
+            return Outcome(True, None, Message("check.passed"))
         except CheckFailed as failure:
-            return Outcome(False, Kind.WRONG_ANSWER, str(failure), HIDDEN_MESSAGES["WRONG_ANSWER"])
+            return Outcome(False, "WRONG_ANSWER", Message("check.failed", detail=str(failure)))
         except ProgramError as error:
             if error.side != "student":
                 raise RuntimeError(f"check {case.name}: the reference raised {_traceback_text(error)}") from None
@@ -230,7 +248,9 @@ class Judge:
         except ProgramStopped as stop:
             if stop.side != "student":
                 raise RuntimeError(f"check {case.name}: the reference stopped: {stop.message}") from None
-            return Outcome(False, Kind(stop.kind), stop.message, HIDDEN_MESSAGES.get(stop.kind, stop.message))
+            return Outcome(False, stop.kind, stop.reason)
+        except Exception:  # noqa: BLE001 - a check choking on what the student returned
+            return _unusable_value(case)
 
     # -- performance --------------------------------------------------------------------
 
@@ -248,7 +268,7 @@ class Judge:
             decision = self._race(race, baseline, spec, rng, report)
         except CheckFailed as failure:
             report["decision"] = "wrong_answer"
-            return Outcome(False, Kind.WRONG_ANSWER, str(failure), HIDDEN_MESSAGES["WRONG_ANSWER"])
+            return Outcome(False, "WRONG_ANSWER", Message("check.failed", detail=str(failure)))
         except ProgramError as error:
             if error.side != "student":
                 raise RuntimeError(f"perf case {case.name}: the reference raised {_traceback_text(error)}") from None
@@ -258,54 +278,96 @@ class Judge:
             if stop.side != "student":
                 raise RuntimeError(f"perf case {case.name}: the reference stopped: {stop.message}") from None
             report["decision"] = "too_slow" if stop.kind == "TIME_LIMIT" else "error"
-            kind = Kind.TOO_SLOW if stop.kind == Kind.TIME_LIMIT else Kind(stop.kind)
-            return Outcome(False, kind, stop.message, stop.message)
+            kind = "TOO_SLOW" if stop.kind == "TIME_LIMIT" else stop.kind
+            return Outcome(False, kind, stop.reason)
+        except Exception:  # noqa: BLE001 - a check choking on what the student returned
+            report["decision"] = "error"
+            return _unusable_value(case)
         finally:
-            self.student.family.thaw()
-        message = _perf_message(report)
-        if decision.outcome == "too_slow":
-            return Outcome(False, Kind.TOO_SLOW, message, message)
-        return Outcome(True, None, message, message)
+            if self.student.process.alive:
+                self.student.family.thaw()
+        slower_every_time = (report["fastest_ratio"] or 0) > spec["at_most"] * (1 + spec["margin"])
+        if decision.outcome == "too_few" and report["student_busy_s"] < float(spec["budget_s"]) and not slower_every_time:
+            # The student's own time did not use the budget, and it was not slower on every
+            # pair measured: the baseline, the machine or the judge used it. Ours to retry.
+            raise RuntimeError(f"perf case {case.name}: {report['n']} pairs in {report['elapsed_s']} s, the student's share {report['student_busy_s']} s")
+        reason = _perf_message(report)
+        if decision.outcome in ("too_slow", "too_few"):
+            return Outcome(False, "TOO_SLOW", reason, perf=True)
+        return Outcome(True, None, reason, perf=True)
 
-    def _race(self, race: Race, baseline: Any, spec: dict[str, Any], rng: np.random.Generator, report: dict[str, Any]) -> stats.Decision:
-        """Time student and baseline in pairs, in random order, on the same fresh inputs."""
+    def _race(self, race: Race, baseline: Any, spec: dict[str, Any], rng: np.random.Generator, report: dict[str, Any]) -> Any:
+        """Time student and baseline in pairs, in random order, on the same fresh inputs.
+
+        Warm-up pairs come first, each call under the case's own setup allowance; the
+        budget clock starts after them and bounds the measured pairs (each student call may
+        take up to the whole budget: more is TOO_SLOW). A decision rests on at least
+        stats.MIN_PAIRS measured pairs: when fewer fit in the budget, measuring goes on for
+        as long as the student's own time (its calls and their setup) stays under the
+        budget, up to MAX_OVERRUN budgets in all; "too_few" is then the student's doing
+        when its own time used the budget or it was slower than the threshold on every pair
+        measured, else the judge's (an internal error, which the student cannot cause: it is
+        frozen while the baseline runs). The
+        student runs only inside its own calls: it is frozen before the first and after each.
+        """
         budget = float(spec["budget_s"])
-        started = time.monotonic()
         compare = race.check or api.close
         order = random.Random(self.seed ^ 0x5EED)
         family = self.student.family
         self.student.ensure_started()
+        family.freeze()
+        modules = {"student": Remote(self.student, 0), "baseline": Remote(self.reference, 0)}
+        busy = {"student": 0.0, "baseline": 0.0}  # each side's own seconds: calls, setup, freezing
 
-        def timed(side: str, args: tuple[Any, ...]) -> tuple[Any, float]:
+        def timed(side: str, args: tuple[Any, ...], timeout: float | None) -> tuple[Any, float]:
+            function = race.student if side == "student" else baseline
+            before = time.perf_counter()
             if side == "student":
-                left = max(budget - (time.monotonic() - started), 0.05)
-                family.thaw()  # the student runs only inside its own timed window
-                try:
-                    return _timed(race.student, args, timeout=left)
-                finally:
+                family.thaw()
+            try:
+                own = race.setup(modules[side], args) if race.setup else args
+                result = _timed(function, own, timeout=timeout if side == "student" else 3600)
+                if race.setup:
+                    _release(own)
+                return result
+            finally:
+                if side == "student" and self.student.process.alive:
                     family.freeze()
-            return _timed(baseline, args, timeout=3600)
+                # Everything around a side's call is its own: a slow setup or freeze included.
+                busy[side] += time.perf_counter() - before
 
-        def pair(label: str) -> tuple[float, float]:
+        def pair(label: str, timeout: float | None) -> tuple[float, float]:
             args = race.inputs(rng)
             sides = ["student", "baseline"]
             order.shuffle(sides)
-            results = {side: timed(side, args) for side in sides}
+            results = {side: timed(side, args, timeout) for side in sides}
             try:
                 compare(results["student"][0], results["baseline"][0])
             except CheckFailed as failure:
                 raise CheckFailed(f"{label}: {failure}") from None
             return results["student"][1], results["baseline"][1]
 
-        student_first, baseline_first = pair("the first timed call")
+        # Warm-ups: outside the budget, charged to the case's setup allowance (timeout None).
+        student_first, baseline_first = pair("the first timed call", None)
         report["student_compile_s"], report["baseline_compile_s"] = student_first, baseline_first
         for i in range(WARMUP_CALLS - 1):
-            pair(f"warm-up call {i + 2}")
+            pair(f"warm-up call {i + 2}", None)
+        busy.update(student=0.0, baseline=0.0)
+        started = time.monotonic()
         pairs: list[tuple[float, float]] = []
+
+        def may_measure(look: int) -> bool:
+            elapsed = time.monotonic() - started
+            if len(pairs) >= look:
+                return False
+            if elapsed < budget:
+                return True
+            return len(pairs) < stats.MIN_PAIRS and busy["student"] < budget and elapsed < MAX_OVERRUN * budget
+
         decision = stats.decide([], spec["at_most"], spec["margin"], final=False)
         for look in stats.LOOKS:
-            while len(pairs) < look and time.monotonic() - started < budget:
-                pairs.append(pair(f"timed call {len(pairs) + 1}"))
+            while may_measure(look):
+                pairs.append(pair(f"timed call {len(pairs) + 1}", budget))
             out_of_time = time.monotonic() - started >= budget
             ratios = [s / b for s, b in pairs if b > 0]
             decision = stats.decide(ratios, spec["at_most"], spec["margin"], final=out_of_time or look == stats.LOOKS[-1])
@@ -319,8 +381,12 @@ class Judge:
             interval=[_round(decision.interval.low), _round(decision.interval.high)],
             confidence=round(decision.interval.confidence, 4),
             n=decision.n,
+            needed=stats.MIN_PAIRS,
             student_median_s=_round(statistics.median(s for s, _ in pairs)) if pairs else None,
             baseline_median_s=_round(statistics.median(b for _, b in pairs)) if pairs else None,
+            fastest_ratio=_round(min(ratios)) if ratios else None,
+            student_busy_s=round(busy["student"], 3),
+            baseline_busy_s=round(busy["baseline"], 3),
             elapsed_s=round(time.monotonic() - started, 3),
             budget_s=budget,
         )
@@ -329,23 +395,30 @@ class Judge:
     # -- output -------------------------------------------------------------------------
 
     def _printed_too_much(self) -> bool:
-        limit = int(self.limits["output_bytes"])
-        return any(_size(self.private / name) > limit for name in ("student.out", "student.err"))
+        for capture in self.outputs.values():
+            try:
+                capture.drain()
+            except OutputLimitExceeded:
+                return True
+        return False
 
-    def _feedback(self, path: Path) -> str:
+    def _feedback(self, capture: Capture) -> str:
         """What the student printed, up to the first hidden case (hidden inputs must not leak)."""
-        if not path.exists():
-            return ""
-        data = path.read_bytes()
-        cut = len(data) if self.hidden_offsets is None else min(len(data), self.hidden_offsets[path.name])
-        text = contract.cap_text(data[:cut])
-        if cut < len(data):
+        cut = capture.total if capture.sealed_at is None else capture.sealed_at
+        text = bytes(capture.kept[:FEEDBACK_BYTES]).decode("utf-8", "replace")
+        if cut > FEEDBACK_BYTES:
+            text += f"\n[... {cut - FEEDBACK_BYTES} more bytes not shown]"
+        if cut < capture.total:
             text += "\n[output printed during hidden checks is not shown]"
         return text
 
 
-def _timed(function: Any, args: tuple[Any, ...], timeout: float) -> tuple[Any, float]:
-    """Call ``function(*args)`` and measure it on the judge's clock, wherever it runs."""
+def _timed(function: Any, args: tuple[Any, ...], timeout: float | None) -> tuple[Any, float]:
+    """Call ``function(*args)`` and measure it on the judge's clock, wherever it runs.
+
+    ``timeout`` None: the program's own call budget limits the call, and pays for it."""
+    if isinstance(function, InProgram):
+        return function.program.timed_call(None, None, (function.function, *args), {}, timeout=timeout)
     if isinstance(function, RemoteAttribute):
         return function.program.timed_call(function.owner._number, function.name, args, {}, timeout=timeout)
     if isinstance(function, Remote):
@@ -355,10 +428,45 @@ def _timed(function: Any, args: tuple[Any, ...], timeout: float) -> tuple[Any, f
     return value, time.perf_counter() - start
 
 
+def _release(args: Any) -> None:
+    """Release the handles a race's setup made, program by program."""
+    handles: dict[Program, list[int]] = {}
+    todo = [args]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, Remote) and value._number != 0:
+            handles.setdefault(value._program, []).append(value._number)
+        elif isinstance(value, list | tuple):
+            todo.extend(value)
+    for program, numbers in handles.items():
+        program.release(numbers)
+
+
+def _row(case: Case, outcome: Outcome) -> CheckRow:
+    """One check row. A hidden case shows a fixed text per kind of failure, nothing else."""
+    if case.visible or outcome.perf:
+        shown = outcome.reason
+    else:
+        shown = Message("check.passed") if outcome.passed else messages.hidden(outcome.kind)
+    return CheckRow(
+        name=case.name,
+        passed=outcome.passed,
+        visible=bool(case.visible),
+        points=case.points if outcome.passed else 0.0,
+        max_points=case.points,
+        kind=Kind(outcome.kind) if outcome.kind else None,
+        **shown.row_fields(),
+    )
+
+
+def _unusable_value(case: Case) -> Outcome:
+    log_for_operators(f"check {case.name} raised while handling the student's values")
+    return Outcome(False, "RUNTIME_ERROR", Message("error.unusable_value"))
+
+
 def _student_error(error: ProgramError) -> Outcome:
-    kind = Kind.MEMORY_LIMIT if error.type_name == "MemoryError" else Kind.RUNTIME_ERROR
-    where = f" at line {error.line}" if error.line else ""
-    return Outcome(False, kind, _traceback_text(error), f"your code raised {error.type_name}{where}")
+    kind = "MEMORY_LIMIT" if error.type_name == "MemoryError" else "RUNTIME_ERROR"
+    return Outcome(False, kind, Message("error.raised", traceback=_traceback_text(error), type=error.type_name, line=error.line or 0))
 
 
 def _traceback_text(error: ProgramError) -> str:
@@ -366,26 +474,19 @@ def _traceback_text(error: ProgramError) -> str:
     return f"{error.traceback}{head}" if error.traceback else head
 
 
-def _perf_message(report: dict[str, Any]) -> str:
+def _perf_message(report: dict[str, Any]) -> Message:
     threshold = f"at least {report['speedup']:g}x faster than" if report.get("speedup") else f"at most {report['at_most']:g}x the time of"
+    common = {"threshold": threshold, "baseline": report["baseline"]}
+    if report["decision"] == "too_few":
+        return Message("perf.too_few_pairs", n=report["n"], budget=f"{report['budget_s']:g}", needed=report["needed"], **common)
     low, high = report["interval"]
     measured = f"{report['ratio']:.3g}x the {report['baseline']} time (interval {low:.3g}-{high:.3g}, n={report['n']})"
-    if report["decision"] == "pass":
-        return f"fast enough: {measured}; needed {threshold} the {report['baseline']}"
-    if report["decision"] == "too_slow":
-        return f"too slow: {measured}; needed {threshold} the {report['baseline']}"
-    return f"within noise: {measured}; needed {threshold} the {report['baseline']}; not counted against you"
+    outcome = report["decision"] if report["decision"] in ("pass", "too_slow") else "within_noise"
+    return Message(f"perf.{outcome}", measured=measured, **common)
 
 
-def _round(value: float) -> float:
-    return float(f"{value:.4g}")
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
+def _round(value: float) -> float | None:
+    return float(f"{value:.4g}") if math.isfinite(value) else None  # JSON has no NaN
 
 
 # --- the result channel -------------------------------------------------------------------
@@ -417,10 +518,12 @@ def main(argv: list[str]) -> int:
         judge = Judge(root)
         document = judge.run()
     except BaseException:  # noqa: B036 - whatever happens, the host gets a document
+        # The traceback names lines of the hidden checks: for the operators only.
         document = ResultDocument(
             checks=[],
             notes=judge.notes if judge else [],
-            internal_error=traceback.format_exc(limit=20)[-4000:],
+            internal_error="the judge failed; the operators have the details",
+            operator_log=[*OPERATOR_LOG[-19:], traceback.format_exc(limit=20)[-4000:]],
         )
     finally:
         if judge is not None and hasattr(judge, "student"):

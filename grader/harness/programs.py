@@ -1,18 +1,25 @@
 """The judge's side of a worker: a process it starts, calls into, times, freezes and kills.
 
-The student's program runs as uid 65534 with no capabilities (when the judge is root inside
-the sandbox), in its own folder, with its own rlimits. The judge keeps the clock, the
-hidden files and the result channel; the student can only answer requests.
+The student's program runs under the uid the sandbox lent for it (unique on the host; see
+sandbox/delegation.py) with no capabilities (when the judge is root inside the sandbox), in
+its own folder, with its own rlimits, in the cgroup the sandbox lent (frozen and thawed as
+one, and capped in processes). Its stdout and stderr are pipes the judge reads: what was
+written cannot be taken back. The judge keeps the clock, the hidden files and the result
+channel; the student can only answer requests, and every reply is checked field by field
+before use.
 """
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
+import secrets
 import select
 import signal
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,9 +27,14 @@ from typing import Any
 from grader import contract
 from grader.harness import wire
 from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
+from grader.harness.messages import Message
 
-STUDENT_UID = STUDENT_GID = 65534  # "nobody": owns nothing the judge needs
-FILE_SIZE_LIMIT = 16 * 2**20  # any file the student writes, stdout and stderr included
+CHILD_UID_ENV = "SANDBOX_CHILD_UID"  # sandbox/delegation.py: the uid lent for the student
+CHILD_CGROUP_ENV = "SANDBOX_CHILD_CGROUP"  # ...and the cgroup it may freeze, where there is one
+FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
+FILE_SIZE_LIMIT = 16 * 2**20  # any file the student writes
+FREEZE_TIMEOUT_S = 5.0
+OPERATOR_LOG: list[str] = []  # judge tracebacks: for the operators, never shown to the student
 _BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from grader.harness.worker import main; main()"
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_CHILD_SUBREAPER = 36
@@ -36,6 +48,66 @@ def privileged() -> bool:
     its own uid (and the verdict says so) instead of failing on a machine without bwrap.
     """
     return os.geteuid() == 0 and os.environ.get(contract.UNISOLATED_ENV) != "1"
+
+
+def student_uid() -> int:
+    """The uid the student runs as: the sandbox's lent uid, else nobody."""
+    value = os.environ.get(CHILD_UID_ENV, "")
+    return int(value) if value.isdigit() and 0 < int(value) < 2**31 else FALLBACK_UID
+
+
+def log_for_operators(what: str) -> None:
+    """Keep the current exception's traceback for the operators' field of the result."""
+    OPERATOR_LOG.append(f"{what}\n{traceback.format_exc(limit=20)[-4000:]}")
+
+
+class OutputLimitExceeded(Exception):
+    """The student printed more than its output limit."""
+
+
+class Capture:
+    """One of the student's output streams: a pipe, read by the judge whenever it waits.
+
+    It counts every byte and keeps the first ``keep`` until ``seal()`` (the first hidden
+    case): the student cannot rewrite what it already wrote, and nothing written later
+    is kept. The judge holds the write end too, so a restarted worker gets the same pipe.
+    """
+
+    def __init__(self, keep: int, limit: int):
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+        self.keep, self.limit = keep, limit
+        self.kept = bytearray()
+        self.total = 0
+        self.sealed_at: int | None = None
+
+    def drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.read_fd, 1 << 16)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            self.total += len(chunk)
+            if self.sealed_at is None and len(self.kept) < self.keep:
+                self.kept += chunk[: self.keep - len(self.kept)]
+        if self.total > self.limit:
+            raise OutputLimitExceeded
+
+    def seal(self) -> None:
+        try:
+            self.drain()
+        except OutputLimitExceeded:
+            pass
+        if self.sealed_at is None:
+            self.sealed_at = self.total
+
+
+def _drain(captures: list[Capture], ready: list[int]) -> None:
+    for capture in captures:
+        if capture.read_fd in ready:
+            capture.drain()
 
 
 def become_subreaper() -> None:
@@ -55,17 +127,23 @@ class _Deadline:
 
 
 class _Reader:
-    """Blocking reads from a pipe that give up at a deadline."""
+    """Blocking reads from a pipe that give up at a deadline, draining the output pipes meanwhile."""
 
-    def __init__(self, fd: int):
+    def __init__(self, fd: int, captures: list[Capture]):
         self.fd = fd
+        self.captures = captures
         self.deadline = _Deadline(1e9)
 
     def read(self, size: int) -> bytes:
-        left = self.deadline.left()
-        if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-            raise TimeoutError
-        return os.read(self.fd, min(size, 1 << 20))
+        watched = [self.fd, *(c.read_fd for c in self.captures)]
+        while True:
+            left = self.deadline.left()
+            ready = select.select(watched, [], [], left)[0] if left > 0 else []
+            if not ready:
+                raise TimeoutError
+            _drain(self.captures, ready)
+            if self.fd in ready:
+                return os.read(self.fd, min(size, 1 << 20))
 
 
 class Process:
@@ -81,20 +159,25 @@ class Process:
         env: dict[str, str],
         as_student: bool,
         rlimits: dict[int, int],
-        stdout: Path,
-        stderr: Path,
+        stdout: Path | Capture,
+        stderr: Path | Capture,
+        cgroups: list[str] = (),
+        max_reply_bytes: int = wire.MAX_FRAME_BYTES,
     ):
         self.side, self.program, self.lib, self.cwd, self.env = side, program, lib, cwd, env
         self.as_student, self.rlimits = as_student, rlimits
-        self.stdout_path, self.stderr_path = stdout, stderr
+        self.stdout, self.stderr = stdout, stderr
+        self.captures = [c for c in (stdout, stderr) if isinstance(c, Capture)]
+        self.cgroups = list(cgroups)  # cgroup.procs files the new process joins before it drops its uid
+        self.max_reply_bytes = max_reply_bytes  # the student's: its own memory limit, so no reply can swamp the judge
         self.popen: subprocess.Popen[bytes] | None = None
         self.status: tuple[int, Any] | None = None  # (wait status, rusage) once reaped
 
     def start(self) -> None:
+        """Start the worker; OSError when it cannot be (e.g. EAGAIN: too many processes)."""
         request_read, self.request_write = os.pipe()
         self.reply_read, reply_write = os.pipe()
-        out = os.open(self.stdout_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        err = os.open(self.stderr_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        out, err = (_open_output(target) for target in (self.stdout, self.stderr))
         drop = self.as_student and privileged()
         try:
             self.popen = subprocess.Popen(
@@ -111,13 +194,21 @@ class Process:
         except PermissionError as error:
             raise RuntimeError(
                 f"the {self.side} worker could not start ({error}): the sandbox must let uid "
-                f"{STUDENT_UID} search and read the Python installation at {sys.executable}"
+                f"{student_uid()} search and read the Python installation at {sys.executable}"
             ) from None
-        finally:
-            for fd in (request_read, reply_write, out, err):
+        except OSError:
+            for fd in (self.request_write, self.reply_read):
                 os.close(fd)
+            del self.request_write, self.reply_read
+            raise
+        finally:
+            for fd in (request_read, reply_write):
+                os.close(fd)
+            for target, fd in ((self.stdout, out), (self.stderr, err)):
+                if not isinstance(target, Capture):
+                    os.close(fd)
         self.status = None
-        self.reader = _Reader(self.reply_read)
+        self.reader = _Reader(self.reply_read, self.captures)
         os.set_blocking(self.request_write, False)
 
     def _limit_self(self, drop: bool) -> None:
@@ -127,14 +218,18 @@ class Process:
         if self.as_student:
             with open("/proc/self/oom_score_adj", "w") as file:  # the OOM killer takes the student first
                 file.write("1000")
+        for procs in self.cgroups:  # while still root: the student can never move itself out
+            with open(procs, "w") as file:
+                file.write(str(os.getpid()))
         for which, value in self.rlimits.items():
             hard = value + 1 if which == resource.RLIMIT_CPU else value  # SIGXCPU first, SIGKILL after
             resource.setrlimit(which, (value, hard))
         if drop:
             # All three uids non-zero: the kernel clears every capability, for good.
+            uid = student_uid()
             os.setgroups([])
-            os.setresgid(STUDENT_GID, STUDENT_GID, STUDENT_GID)
-            os.setresuid(STUDENT_UID, STUDENT_UID, STUDENT_UID)
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
         if self.as_student:
             ctypes.CDLL(None).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
@@ -147,21 +242,33 @@ class Process:
         return self.popen is not None and self.status is None
 
     def exchange(self, header: dict[str, Any], blobs: list[bytes], timeout: float) -> tuple[dict[str, Any], list[bytes], float]:
-        """Send one request and wait for its reply; returns (reply, blobs, seconds elapsed)."""
-        data = wire.frame_bytes(header, blobs)
+        """Send one request and wait for its reply; returns (reply, blobs, seconds elapsed).
+
+        The request carries a fresh random id that the reply must name: a reply written
+        before the request arrived is a protocol error, not a fast answer.
+        """
+        nonce = secrets.token_hex(16)
+        data = wire.frame_bytes(dict(header, id=nonce), blobs)
         deadline = _Deadline(timeout)
         self.reader.deadline = deadline
         start = time.perf_counter()
         self._write_all(data, deadline)
-        reply, reply_blobs = wire.read_frame(self.reader)
+        reply, reply_blobs = wire.read_frame(self.reader, self.max_reply_bytes)
         elapsed = time.perf_counter() - start
+        if reply.get("re") != nonce:
+            raise wire.ProtocolError("a reply that does not answer the request")
         return reply, reply_blobs, elapsed
 
     def _write_all(self, data: bytes, deadline: _Deadline) -> None:
         view = memoryview(data)
+        outputs = [c.read_fd for c in self.captures]
         while view:
             left = deadline.left()
-            if left <= 0 or not select.select([], [self.request_write], [], left)[1]:
+            ready = select.select(outputs, [self.request_write], [], left) if left > 0 else ([], [], [])
+            _drain(self.captures, ready[0])
+            if not ready[1]:
+                if ready[0]:
+                    continue
                 raise TimeoutError
             try:
                 written = os.write(self.request_write, view[: 1 << 20])
@@ -195,30 +302,78 @@ class Process:
 
 
 class Family:
-    """The student's processes: the worker and everything it started, found via /proc.
+    """The student's processes: the worker and everything it started, frozen, thawed and killed as one.
 
-    The judge is a child subreaper, so even a double-forked daemon of the student stays in
-    the judge's subtree. Signals go out with the student's uid as effective uid: the judge
-    holds no CAP_KILL, and needs none.
+    With the cgroup the sandbox lent (``CHILD_CGROUP_ENV``), every process the worker
+    starts is in it, and freezing is one write that the kernel applies to all of them at
+    once: no fork can slip through. Without one (gVisor, whose cgroupfs has no freezer),
+    the processes are found in /proc (the judge is a child subreaper, so even a
+    double-forked daemon stays in its subtree) and signalled, and a freeze only counts
+    once every one of them is seen stopped; a student that keeps a process running
+    through that loses the case. Signals go out with the student's uid as effective uid.
     """
 
-    def __init__(self, judge_pid: int, trusted: Callable[[], set[int]], workers: Callable[[], set[int]]):
+    def __init__(self, judge_pid: int, trusted: Callable[[], set[int]], workers: Callable[[], set[int]], cgroup: Path | None = None):
         self.judge_pid = judge_pid
         self.trusted = trusted  # pids of trusted workers, whose subtrees are not the student's
         self.workers = workers  # pids the judge reaps itself, to read their exit status
+        self.cgroup = cgroup  # the lent cgroup's folder inside the sandbox, when there is one
+        self.v2 = cgroup is not None and (cgroup / "unified").is_dir()
+
+    @classmethod
+    def for_sandbox(cls, judge_pid: int, trusted: Callable[[], set[int]], workers: Callable[[], set[int]]) -> Family:
+        folder = os.environ.get(CHILD_CGROUP_ENV, "")
+        usable = bool(folder) and privileged() and (
+            os.access(os.path.join(folder, "freezer", "freezer.state"), os.W_OK)
+            or os.access(os.path.join(folder, "unified", "cgroup.freeze"), os.W_OK)
+        )
+        family = cls(judge_pid, trusted, workers, Path(folder) if usable else None)
+        if usable and not family._can_join():
+            family = cls(judge_pid, trusted, workers, None)
+        return family
+
+    def _can_join(self) -> bool:
+        """Whether a child can move itself into the cgroup (a cgroup v2 namespace may refuse):
+        if it could not, every student start would fail, so the judge falls back to signals."""
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                for procs in self.join_files():
+                    with open(procs, "w") as file:
+                        file.write(str(os.getpid()))
+                code = 0
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status) == 0
+
+    # -- the cgroup's files --
+
+    def _file(self, controller: str, name: str) -> Path:
+        return self.cgroup / ("unified" if self.v2 else controller) / name
+
+    def join_files(self) -> list[str]:
+        """The cgroup.procs files a new student process writes itself into."""
+        if self.cgroup is None:
+            return []
+        return sorted({str(self._file(c, "cgroup.procs")) for c in ("freezer", "pids")})
+
+    def limit_processes(self, count: int) -> bool:
+        """Cap the student's processes in the cgroup (within the sandbox's own cap); False without one."""
+        if self.cgroup is None:
+            return False
+        self._file("pids", "pids.max").write_text(str(count))
+        return True
+
+    # -- finding, freezing, killing --
 
     def pids(self) -> list[int]:
+        if self.cgroup is not None:
+            self._reap_orphans()
+            return [int(p) for p in _read(self._file("freezer", "cgroup.procs")).split()]
         children: dict[int, list[int]] = {}
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as file:
-                    stat = file.read()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            pid, state, ppid = int(entry), fields[0], int(fields[1])
+        for pid, state, ppid in _processes():
             if state == b"Z" and ppid == self.judge_pid:
                 self._reap_orphan(pid)
                 continue
@@ -230,6 +385,11 @@ class Family:
             found.append(pid)
             todo.extend(children.get(pid, []))
         return found
+
+    def _reap_orphans(self) -> None:
+        for pid, state, ppid in _processes():
+            if state == b"Z" and ppid == self.judge_pid:
+                self._reap_orphan(pid)
 
     def _reap_orphan(self, pid: int) -> None:
         if pid in self.workers():
@@ -254,14 +414,99 @@ class Family:
                         pass
             done.update(pending)
 
-    def freeze(self) -> None:
-        self.signal_all(signal.SIGSTOP)
+    def _set_frozen(self, frozen: bool) -> None:
+        if self.v2:
+            self._file("freezer", "cgroup.freeze").write_text("1" if frozen else "0")
+        else:
+            self._file("freezer", "freezer.state").write_text("FROZEN" if frozen else "THAWED")
+
+    def _is_frozen(self) -> bool:
+        if self.v2:
+            return "frozen 1" in _read(self._file("freezer", "cgroup.events"))
+        return _read(self._file("freezer", "freezer.state")).strip() == "FROZEN"
+
+    def freeze(self, settle: bool = False) -> None:
+        """Stop every student process; ProgramStopped when one cannot be stopped.
+
+        With the cgroup, one write makes the kernel stop every task in it, and any task
+        forked from then on, before it runs another user instruction; waiting for the
+        state to read FROZEN (``settle``) only matters before listing the tasks to kill,
+        and under load it costs a scheduling round per task, so a race does not wait.
+        """
+        deadline = _Deadline(FREEZE_TIMEOUT_S)
+        if self.cgroup is not None:
+            self._set_frozen(True)
+            while settle and not self._is_frozen():
+                if deadline.left() <= 0:
+                    raise ProgramStopped("student", "RUNTIME_ERROR", Message("stop.unpausable"))
+                time.sleep(0.0002)
+            return
+        while True:
+            self.signal_all(signal.SIGSTOP)
+            if not self._running():
+                return
+            if deadline.left() <= 0:
+                self.kill()
+                raise ProgramStopped("student", "RUNTIME_ERROR", Message("stop.unpausable"))
+            time.sleep(0.001)
+
+    def _running(self) -> list[int]:
+        """Student processes not (yet) stopped. A task in uninterruptible sleep (a vfork
+        parent waiting for its stopped child) runs nothing until it wakes, and then stops."""
+        mine = set(self.pids())
+        return [pid for pid, state, _ in _processes() if pid in mine and state not in (b"T", b"t", b"Z", b"X", b"D")]
 
     def thaw(self) -> None:
-        self.signal_all(signal.SIGCONT)
+        if self.cgroup is not None:
+            self._set_frozen(False)
+        else:
+            self.signal_all(signal.SIGCONT)
 
     def kill(self) -> None:
-        self.signal_all(signal.SIGKILL)
+        if self.cgroup is None:
+            self.signal_all(signal.SIGKILL)
+            return
+        # Frozen, nobody can fork; killed, then thawed so that the kill takes effect.
+        try:
+            self.freeze(settle=True)
+        except ProgramStopped:
+            pass  # a task that would not settle: kill what is listed all the same
+        with _as_student():
+            for pid in self.pids():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        self._set_frozen(False)
+
+
+def _processes() -> list[tuple[int, bytes, int]]:
+    """(pid, state, parent pid) of every process this judge can see."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                stat = file.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        found.append((int(entry), fields[0], int(fields[1])))
+    return found
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _open_output(target: Path | Capture) -> int:
+    if isinstance(target, Capture):
+        return target.write_fd
+    return os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 
 
 class _as_student:
@@ -270,7 +515,7 @@ class _as_student:
     def __enter__(self) -> None:
         self.switched = privileged()
         if self.switched:
-            os.seteuid(STUDENT_UID)
+            os.seteuid(student_uid())
 
     def __exit__(self, *exc: Any) -> None:
         if self.switched:
@@ -285,7 +530,6 @@ class Program:
         self.process = process
         self.family = family
         self.loaded = False
-        self.load_error: BaseException | None = None
         self.budget_s = float("inf")  # seconds of calls left; the judge sets it per phase
         self.check_mutation = side == "student"
 
@@ -293,12 +537,19 @@ class Program:
 
     def start(self, timeout: float) -> None:
         """Start the worker and load the program; raises ProgramError / ProgramStopped."""
-        self.process.start()
+        try:
+            self.process.start()
+        except OSError as error:
+            if self.side != "student":
+                raise
+            # EAGAIN and the like: the student's own processes hold what a new one needs.
+            reason = errno.errorcode.get(error.errno or 0, "OSError")
+            raise ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.cannot_start", reason=reason)) from None
         self.loaded = False
         reply, _, elapsed = self._exchange({"op": "load", "path": str(self.process.program), "module": self.module_name}, [], timeout)
         self.budget_s -= elapsed
-        if not reply.get("ok"):
-            raise self._error(reply, syntax=bool(reply.get("syntax")))
+        if not reply["ok"]:
+            raise self._error(reply, syntax=reply.get("syntax") is True)
         self.loaded = True
 
     @property
@@ -326,7 +577,7 @@ class Program:
 
     def call_timeout(self) -> float:
         if self.budget_s <= 0:
-            raise ProgramStopped(self.side, "TIME_LIMIT", "the time limit was used up by earlier checks")
+            raise ProgramStopped(self.side, "TIME_LIMIT", Message("stop.budget_used"))
         return self.budget_s
 
     # -- calls --
@@ -355,20 +606,26 @@ class Program:
         }
         sent = [self._fingerprint(a) for a in args] + [self._fingerprint(kwargs[k]) for k in sorted(kwargs)]
         limit = self.call_timeout() if timeout is None else timeout
-        reply, blobs, elapsed = self._exchange(header, encoder.blobs, limit)
+        reply, blobs, elapsed = self._exchange(header, encoder.blobs, limit, digests=len(sent))
         if timeout is None:
             self.budget_s -= elapsed
-        if not reply.get("ok"):
+        if not reply["ok"]:
             raise self._error(reply)
-        if self.check_mutation and reply.get("digests") != sent:
-            changed = [i + 1 for i, (a, b) in enumerate(zip(sent, reply.get("digests") or [])) if a != b] or ["?"]
+        if self.check_mutation and reply["digests"] != sent:
+            changed = [i + 1 for i, (a, b) in enumerate(zip(sent, reply["digests"])) if a != b]
             raise CheckFailed(f"your code changed its input (argument {changed[0]}) in place; leave the inputs untouched")
         decoder = wire.Decoder(blobs, handle=self._decode_handle)
         try:
             return decoder.decode(reply.get("value")), elapsed
-        except wire.ProtocolError as error:
-            self.stop()
-            raise ProgramStopped(self.side, "RUNTIME_ERROR", f"the judge could not read what your code returned: {error}") from None
+        except Exception:  # noqa: BLE001 - whatever a reply does to the decoder, it is the reply's fault
+            return self._bad_reply("decoding a reply"), elapsed
+
+    def release(self, handles: list[int]) -> None:
+        """Let the worker drop objects the judge holds handles to (untimed, off the budget)."""
+        if handles and self.process.alive:
+            reply, _, _ = self._exchange({"op": "release", "handles": handles}, [], 60.0)
+            if not reply["ok"]:
+                raise self._error(reply)
 
     def peak_memory_bytes(self) -> int:
         """The worker's peak resident memory so far, read by the judge from /proc (unforgeable)."""
@@ -381,22 +638,35 @@ class Program:
             pass
         return 0
 
-    def _exchange(self, header: dict[str, Any], blobs: list[bytes], timeout: float) -> tuple[dict[str, Any], list[bytes], float]:
+    def _exchange(
+        self, header: dict[str, Any], blobs: list[bytes], timeout: float, digests: int | None = None,
+    ) -> tuple[dict[str, Any], list[bytes], float]:
         try:
             reply, reply_blobs, elapsed = self.process.exchange(header, blobs, timeout)
         except TimeoutError:
             self.stop()
             self.budget_s = 0 if self.budget_s != float("inf") else self.budget_s
-            raise ProgramStopped(self.side, "TIME_LIMIT", f"no answer within {timeout:.1f} s (time limit)") from None
+            raise ProgramStopped(self.side, "TIME_LIMIT", Message("stop.no_answer", seconds=round(timeout, 1))) from None
+        except OutputLimitExceeded:
+            self.stop()
+            limit = min(c.limit for c in self.process.captures)
+            raise ProgramStopped(self.side, "OUTPUT_LIMIT", Message("stop.output_limit", limit=limit)) from None
         except (EOFError, BrokenPipeError):
             raise self._died() from None
-        except wire.ProtocolError as error:
-            self.stop()
-            raise ProgramStopped(self.side, "RUNTIME_ERROR", f"the judge could not read the reply ({error})") from None
-        if not isinstance(reply, dict):
-            self.stop()
-            raise ProgramStopped(self.side, "RUNTIME_ERROR", "the reply was not a message")
+        except wire.ProtocolError:
+            self._bad_reply("reading a reply")
+        except Exception:  # noqa: BLE001 - nothing in a reply may crash the judge
+            self._bad_reply("reading a reply")
+        if not _valid_reply(reply, len(reply_blobs), digests):
+            self._bad_reply("a reply of the wrong shape")
         return reply, reply_blobs, elapsed
+
+    def _bad_reply(self, what: str) -> Any:
+        """Stop a program whose reply the judge could not use: the student's RUNTIME_ERROR
+        (the reference's is the judge's own failure, which the judge reports as such)."""
+        log_for_operators(f"the {self.side}'s reply was refused ({what})")
+        self.stop()
+        raise ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.bad_reply")) from None
 
     def _died(self) -> ProgramStopped:
         """Why the worker went away, from its wait status and the limits it ran under."""
@@ -405,7 +675,7 @@ class Program:
         status = self.process.reap()
         self.stop()
         if status is None:
-            return ProgramStopped(self.side, "RUNTIME_ERROR", "your program closed the judge's channel")
+            return ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.closed_channel"))
         wait_status, usage = status
         cpu = usage.ru_utime + usage.ru_stime
         if os.WIFSIGNALED(wait_status):
@@ -413,27 +683,26 @@ class Program:
             cpu_limit = self.process.rlimits.get(resource.RLIMIT_CPU)
             memory_limit = self.process.rlimits.get(resource.RLIMIT_DATA)
             if signum == signal.SIGXCPU or (cpu_limit and cpu >= cpu_limit - 0.5 and signum == signal.SIGKILL):
-                return ProgramStopped(self.side, "TIME_LIMIT", f"CPU time limit reached ({cpu:.1f} s)")
+                return ProgramStopped(self.side, "TIME_LIMIT", Message("stop.cpu_limit", seconds=round(cpu, 1)))
             if signum == signal.SIGXFSZ:
-                return ProgramStopped(self.side, "OUTPUT_LIMIT", "your program wrote more output than allowed")
+                return ProgramStopped(self.side, "OUTPUT_LIMIT", Message("stop.file_too_large", limit=FILE_SIZE_LIMIT))
             if signum == signal.SIGKILL and memory_limit and usage.ru_maxrss * 1024 >= 0.8 * memory_limit:
-                return ProgramStopped(self.side, "MEMORY_LIMIT", f"memory limit reached ({usage.ru_maxrss // 1024} MB)")
+                return ProgramStopped(self.side, "MEMORY_LIMIT", Message("stop.memory_limit"))
             name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else str(signum)
-            return ProgramStopped(self.side, "RUNTIME_ERROR", f"your program was killed by {name}")
-        code = os.WEXITSTATUS(wait_status)
-        return ProgramStopped(self.side, "RUNTIME_ERROR", f"your program exited (status {code}) in the middle of a check")
+            return ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.killed", signal=name))
+        return ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.exited", status=os.WEXITSTATUS(wait_status)))
 
     def _error(self, reply: dict[str, Any], syntax: bool = False) -> ProgramError:
-        error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-        line = error.get("line")
+        error = reply["error"]  # shape checked by _valid_reply
         result = ProgramError(
             self.side,
-            "SyntaxError" if syntax else str(error.get("type", "Error"))[:100],
-            str(error.get("message", ""))[:2000],
-            str(error.get("traceback", ""))[:8000],
-            line if type(line) is int else None,
+            "SyntaxError" if syntax else error["type"][:100],
+            error["message"][:2000],
+            error["traceback"][:8000],
+            error.get("line"),
         )
         result.syntax = syntax
+        result.errno = error.get("errno")
         return result
 
     # -- values --
@@ -455,7 +724,28 @@ class Program:
         number = tag.get("h")
         if type(number) is not int:
             raise wire.ProtocolError("a handle without a number")
-        return Remote(self, number, str(tag.get("type", "object"))[:100])
+        type_name = tag.get("type", "object")
+        return Remote(self, number, type_name[:100] if type(type_name) is str else "object")
+
+
+def _valid_reply(reply: Any, blob_count: int, digests: int | None) -> bool:
+    """Every field a reply may have, with its declared type (and size) before any use."""
+    if type(reply) is not dict or type(reply.get("ok")) is not bool:
+        return False
+    if not reply["ok"]:
+        error = reply.get("error")
+        return (
+            type(error) is dict
+            and all(type(error.get(k)) is str for k in ("type", "message", "traceback"))
+            and (error.get("line") is None or type(error.get("line")) is int)
+            and (error.get("errno") is None or type(error.get("errno")) is int)
+            and type(reply.get("syntax", False)) is bool
+        )
+    if digests is not None:
+        found = reply.get("digests")
+        if type(found) is not list or len(found) != digests or not all(type(d) is str and len(d) == 64 for d in found):
+            return False
+    return True
 
 
 class Remote:

@@ -12,6 +12,7 @@ import math
 import statistics
 
 LOOKS = (10, 20, 40, 80, 160)
+MIN_PAIRS = LOOKS[0]  # fewer measured pairs decide nothing, and never pass
 CONFIDENCE = 0.99  # per look; five looks keep the overall error rate near 5%
 
 
@@ -24,7 +25,7 @@ class Interval:
 
 @dataclasses.dataclass(frozen=True)
 class Decision:
-    outcome: str  # "pass", "too_slow", or "within_noise"
+    outcome: str  # "pass", "too_slow", "within_noise", "undecided" (keep measuring) or "too_few" (< MIN_PAIRS)
     ratio: float
     interval: Interval
     n: int
@@ -54,11 +55,15 @@ def median_interval(values: list[float], confidence: float = CONFIDENCE) -> Inte
 
 def decide(ratios: list[float], at_most: float, margin: float, final: bool) -> Decision:
     """Pass when the whole interval is at or below the threshold (plus margin), too slow
-    when it is wholly above; otherwise keep measuring, or at the end say "within noise"."""
+    when it is wholly above; otherwise keep measuring, or at the end say "within noise".
+    Fewer than MIN_PAIRS finite ratios are "too_few", whatever they say."""
+    ratios = [r for r in ratios if math.isfinite(r)]
     interval = median_interval(ratios)
     limit = at_most * (1 + margin)
     ratio = statistics.median(ratios) if ratios else math.nan
-    if interval.high <= limit:
+    if len(ratios) < MIN_PAIRS:
+        outcome = "too_few"
+    elif interval.high <= limit:
         outcome = "pass"
     elif interval.low > limit:
         outcome = "too_slow"

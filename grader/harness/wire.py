@@ -61,6 +61,7 @@ class Fn:
 
 
 def compile_function(source: str) -> Callable[..., Any]:
+    """An expression (``lambda ...``), or one ``def`` statement for a longer function."""
     import math
 
     scope: dict[str, Any] = {"np": np, "math": math, "__builtins__": __builtins__}
@@ -68,6 +69,11 @@ def compile_function(source: str) -> Callable[..., Any]:
         import torch
 
         scope["torch"] = torch
+    if source.lstrip().startswith("def "):
+        names = set(scope)
+        exec(compile(source, "<check>", "exec"), scope)
+        (name,) = set(scope) - names
+        return scope[name]
     return eval(compile(source, "<check>", "eval"), scope)
 
 
@@ -84,11 +90,12 @@ def write_frame(stream: BinaryIO, header: dict[str, Any], blobs: list[bytes]) ->
     stream.flush()
 
 
-def read_frame(stream: BinaryIO) -> tuple[dict[str, Any], list[bytes]]:
-    """Read one frame; EOFError when the other side closed, ProtocolError when it is malformed."""
+def read_frame(stream: BinaryIO, max_bytes: int = MAX_FRAME_BYTES) -> tuple[dict[str, Any], list[bytes]]:
+    """Read one frame of at most ``max_bytes``; EOFError when the other side closed, ProtocolError
+    when it is malformed."""
     raw = _read_exactly(stream, _LENGTH.size)
     (length,) = _LENGTH.unpack(raw)
-    if length > MAX_HEADER_BYTES:
+    if length > min(MAX_HEADER_BYTES, max_bytes):
         raise ProtocolError(f"a message header of {length} bytes is too large")
     try:
         header = json.loads(_read_exactly(stream, length))
@@ -97,8 +104,8 @@ def read_frame(stream: BinaryIO) -> tuple[dict[str, Any], list[bytes]]:
     sizes = header.get("blobs") if isinstance(header, dict) else None
     if not isinstance(sizes, list) or not all(type(s) is int and s >= 0 for s in sizes):
         raise ProtocolError("a message header has no valid blob list")
-    if length + sum(sizes) > MAX_FRAME_BYTES:
-        raise ProtocolError(f"a message of {length + sum(sizes)} bytes is larger than {MAX_FRAME_BYTES}")
+    if length + sum(sizes) > max_bytes:
+        raise ProtocolError(f"a message of {length + sum(sizes)} bytes is larger than {max_bytes}")
     return header, [_read_exactly(stream, size) for size in sizes]
 
 
@@ -249,13 +256,43 @@ class Decoder:
         index = tree.get("i")
         if type(index) is not int or not 0 <= index < len(self.blobs):
             raise ProtocolError("an array refers to a blob that is not there")
-        try:
-            array = np.load(io.BytesIO(self.blobs[index]), allow_pickle=False)
-        except (ValueError, OSError, EOFError) as error:
-            raise ProtocolError(f"an array is not a valid .npy blob ({error})") from None
-        if not isinstance(array, np.ndarray):
-            raise ProtocolError("an array blob holds something else")
-        return array
+        return read_npy(self.blobs[index])
+
+
+ARRAY_KINDS = "biufcUS"  # bool, integers, floats, complex, strings: never objects, records or zip data
+
+
+def read_npy(blob: bytes) -> np.ndarray:
+    """One array from a .npy blob whose header says exactly what the blob holds.
+
+    Checked before anything is allocated: the magic and version, a plain dtype, and a
+    shape whose size times the item size is the number of bytes that follow. So no
+    header can claim a huge shape (numpy would allocate it before reading), and no
+    .npz (zip) or pickle gets parsed.
+    """
+    stream = io.BytesIO(blob)
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"version {version}")
+    except (ValueError, TypeError, SyntaxError, OverflowError, MemoryError, EOFError, KeyError) as error:
+        raise ProtocolError(f"an array is not a valid .npy blob ({type(error).__name__})") from None
+    if dtype.kind not in ARRAY_KINDS or dtype.fields is not None or dtype.subdtype is not None or dtype.hasobject:
+        raise ProtocolError(f"an array of dtype kind {dtype.kind!r} cannot be sent")
+    if not isinstance(shape, tuple) or not all(type(n) is int and n >= 0 for n in shape):
+        raise ProtocolError("an array header holds no valid shape")
+    count = 1
+    for n in shape:
+        count *= n
+    data = memoryview(blob)[stream.tell():]
+    if count * dtype.itemsize != len(data):
+        raise ProtocolError(f"an array header promises {count * dtype.itemsize} bytes, the blob holds {len(data)}")
+    array = np.frombuffer(data, dtype=dtype, count=count).reshape(shape, order="F" if fortran else "C")
+    return array.copy(order="K")  # writable, owning its memory
 
 
 def _list(value: Any) -> list[Any]:

@@ -5,8 +5,10 @@ everything in this process is the student's to change, so nothing it says is tru
 judge rebuilds replies as plain data and compares them with values it computed elsewhere.
 
 Requests (judge -> worker): {"op": "load", "path", "module"} · {"op": "call", "obj", "name",
-"args", "kwargs", "digests"} · {"op": "release", "handles"}. Replies: {"ok": true, "value"}
-or {"ok": false, "error": {"type", "message", "traceback"}}.
+"args", "kwargs", "digests"} · {"op": "release", "handles"}, each with a fresh random "id".
+Replies: {"ok": true, "value"} or {"ok": false, "error": {"type", "message", "traceback",
+"line", "errno"}}, each with "re" set to the id of the request it answers: a reply
+written before its request arrived cannot name it.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ class Worker:
         self.objects: dict[int, Any] = {}
         self.numbers: dict[int, int] = {}  # id(object) -> handle number, for objects we hold
         self.sources: dict[int, str] = {}  # id(function) -> source, for functions the judge sent
+        self.compiled: dict[str, Any] = {}  # source -> function: a race sends the same one every call
         self.program_path = ""
 
     def serve(self) -> None:
@@ -41,7 +44,7 @@ class Worker:
                 reply, reply_blobs = self.handle(op, request, blobs)
             except BaseException as error:  # noqa: B036 - SystemExit from the program is an answer too
                 reply, reply_blobs = {"ok": False, "error": self.describe(error)}, []
-            self.send(reply, reply_blobs)
+            self.send(dict(reply, re=request.get("id")), reply_blobs)
 
     def send(self, reply: dict[str, Any], blobs: list[bytes]) -> None:
         sys.stdout.flush()
@@ -122,10 +125,11 @@ class Worker:
         return self.objects[tag["h"]]
 
     def function(self, source: str) -> Any:
-        function = wire.compile_function(source)
-        self.sources[id(function)] = source
-        self.objects[-len(self.objects) - 1] = function  # keep it alive so its id stays unique
-        return function
+        if source not in self.compiled:
+            function = wire.compile_function(source)
+            self.sources[id(function)] = source
+            self.compiled[source] = function  # kept alive, so its id stays unique
+        return self.compiled[source]
 
     def as_handle(self, value: Any, encoder: wire.Encoder) -> dict[str, Any]:
         if id(value) in self.sources:
@@ -157,6 +161,7 @@ class Worker:
             "message": message[:2000],
             "traceback": ("Traceback (most recent call last):\n" + "".join(lines)) if lines else "",
             "line": frames[-1].lineno if frames else None,
+            "errno": error.errno if isinstance(error, OSError) and type(error.errno) is int else None,
         }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import secrets
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from grader.contract import ContractError, Kind, Manifest, ResultDocument
 from grader.host.spec import ExerciseSpec
 from grader.host.verdict import Usage, Verdict, overall_kind, score_of
 from sandbox import OUTPUT_DIR, Limits, Outcome, RunOptions, Sandbox
+
+log = logging.getLogger(__name__)
 
 # The judge writes its result into the sandbox's output folder, which it is told here.
 HARNESS_ARGV = ("python3", "-m", "grader.harness", OUTPUT_DIR)
@@ -113,13 +116,20 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
             return Verdict.without_checks(
                 kind, f"the whole run was stopped: {_status_text(outcome)}", notes=notes, **common
             )
+        # The judge's stderr is a traceback that names hidden files: for the operators only.
+        operator_log = _judge_stderr(outcome)
+        log.error("the judge left no result: %s", operator_log)
         return Verdict.internal_error(
             f"the judge left no result this host can read ({problem}; {_status_text(outcome)})",
-            notes=notes + _judge_stderr(outcome),
+            notes=notes,
+            operator_log=operator_log,
             **common,
         )
+    if document.operator_log:
+        log.warning("judge operator log: %s", document.operator_log)
+    common["operator_log"] = list(document.operator_log)
     if document.internal_error is not None:
-        return Verdict.internal_error("the judge failed: " + document.internal_error[-2000:], notes=notes, **common)
+        return Verdict.internal_error("the judge failed: " + document.internal_error[-200:], notes=notes, **common)
     if not document.checks:
         return Verdict.internal_error("the judge reported no checks", notes=notes, **common)
     return Verdict(

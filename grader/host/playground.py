@@ -15,7 +15,7 @@ from typing import Any
 
 from sandbox.base import Limits, Sandbox
 
-GRADER_DIR = Path(__file__).resolve().parent
+GRADER_DIR = Path(__file__).resolve().parents[1]  # grader/, whose engines the program may import
 MAX_CODE_BYTES = 16 * 1024
 PLAYGROUND_LIMITS = Limits(cpu_s=10, wall_s=30, memory_mb=1024, pids=32, output_bytes=16 * 1024,
                            files_bytes=64 * 1024, tmpfs_mb=64)

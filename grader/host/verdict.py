@@ -46,6 +46,9 @@ class Verdict:
     stderr: str = ""
     notes: list[str] = dataclasses.field(default_factory=list)
     exercise: dict[str, Any] = dataclasses.field(default_factory=dict)  # id, version, digest
+    # For the operators only, never shown to a student: judge tracebacks (they name lines
+    # of the hidden checks) and the judge's own stderr.
+    operator_log: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def is_internal_error(self) -> bool:
@@ -68,6 +71,7 @@ class Verdict:
             "stderr": self.stderr,
             "notes": list(self.notes),
             "exercise": dict(self.exercise),
+            "operator_log": list(self.operator_log),
         }
 
     @classmethod
@@ -88,6 +92,7 @@ class Verdict:
             stderr=str(data.get("stderr", "")),
             notes=[str(n) for n in data.get("notes", [])],
             exercise=dict(data.get("exercise") or {}),
+            operator_log=[str(line) for line in data.get("operator_log") or []],
         )
 
     @classmethod

@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from tests.grader.factories import REPO, STATIC_GRAPH, grading_sandbox
+from tests.grader.factories import REPO, STATIC_GRAPH, grading_sandbox, make_exercise
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -36,3 +36,17 @@ def test_an_invalid_exercise_is_a_clear_error(tmp_path):
     (tmp_path / "exercise.toml").write_text("id = 1\n")
     result = run_cli(tmp_path, STATIC_GRAPH / "solution.py")
     assert result.returncode == 2 and "statement.md: missing" in result.stderr
+
+
+def test_runtime_chooses_gvisor_for_the_docker_backend(requires, tmp_path):
+    grading_sandbox("docker-runsc", requires)
+    folder = make_exercise(tmp_path / "exercise")
+    result = run_cli(folder, folder / "solution.py", "--backend", "docker", "--runtime", "runsc", "--json")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    assert verdict["verdict"] == "ACCEPTED" and verdict["backend"] == "docker-runsc"
+
+
+def test_runtime_without_docker_is_a_clear_error():
+    result = run_cli(STATIC_GRAPH, STATIC_GRAPH / "solution.py", "--backend", "local", "--runtime", "runsc")
+    assert result.returncode == 2 and "--runtime chooses a Docker runtime" in result.stderr

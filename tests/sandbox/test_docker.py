@@ -54,6 +54,13 @@ def test_a_cpu_run_asks_for_a_hardened_container_and_no_gpu():
     assert "volumes" not in config and "mounts" not in config  # files travel by archive only
 
 
+def test_the_only_mount_is_the_lent_cgroup_read_write():
+    lent = {"/sys/fs/cgroup/freezer/graphdojo-child-1/box": "/sandbox-cgroup/freezer"}
+    config = container_config(DEFAULT_IMAGE, SMALL, RunOptions(), "runc", mounts=lent)
+    assert [(m["Source"], m["Target"], m["Type"], m["ReadOnly"]) for m in config["mounts"]] == [
+        ("/sys/fs/cgroup/freezer/graphdojo-child-1/box", "/sandbox-cgroup/freezer", "bind", False)]
+
+
 def test_gpu_runs_ask_for_devices_by_count_or_id():
     by_count = container_config(DEFAULT_IMAGE, SMALL, RunOptions(gpus=2), "runc")["device_requests"]
     assert [(r["Count"], r["Capabilities"]) for r in by_count] == [(2, [["gpu"]])]

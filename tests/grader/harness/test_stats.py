@@ -30,3 +30,11 @@ def test_right_at_the_threshold_stays_undecided_then_within_noise():
     assert decide(at, 1.25, 0.02, final=False).outcome == "undecided"
     final = decide(at, 1.25, 0.02, final=True)
     assert final.outcome == "within_noise" and final.interval.low < 1.25 < final.interval.high and final.n == 20
+
+
+def test_too_few_pairs_decide_nothing_and_never_pass():
+    # decide([]) used to give a NaN interval, which fell through to "within noise": a pass.
+    assert decide([], at_most=3.0, margin=0.05, final=True).outcome == "too_few"
+    assert decide([0.1] * 9, at_most=3.0, margin=0.05, final=True).outcome == "too_few"
+    assert decide([float("nan")] * 20, at_most=3.0, margin=0.05, final=True).outcome == "too_few"
+    assert decide([0.1] * 10, at_most=3.0, margin=0.05, final=True).outcome == "pass"

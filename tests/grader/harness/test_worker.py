@@ -66,8 +66,14 @@ def channel(tmp_path, request):
 
 
 def test_a_call_comes_back_as_plain_data(channel):
-    assert channel.load == {"ok": True, "value": None}
-    assert channel.call("add", 2, 3) == {"ok": True, "value": 5}
+    assert channel.load == {"ok": True, "value": None, "re": None}
+    assert channel.call("add", 2, 3) == {"ok": True, "value": 5, "re": None}
+
+
+def test_each_reply_names_the_request_it_answers(channel):
+    # A reply written before its request arrived could not know this id (issue 10).
+    asked = channel.ask({"op": "call", "obj": 0, "name": "add", "args": [2, 3], "kwargs": {}, "id": "f00d"})
+    assert asked["re"] == "f00d" and asked["value"] == 5
     asked = channel.ask({"op": "call", "obj": 0, "name": "add", "args": [2, 3], "kwargs": {}, "digests": True})
     assert asked["digests"] == [channel.worker.fingerprint(2), channel.worker.fingerprint(3)]
 
