@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/graphdojo
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: venv run sandbox-tools test check bench image clean
+.PHONY: venv run sandbox-tools test check bench image stack-images clean
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -50,6 +50,10 @@ bench: venv
 
 image:
 	bash sandbox/image/build.sh
+
+# docker-compose.yml's web, PostgreSQL and Redis images, built here with no registry.
+stack-images: image
+	bash deploy/build.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache var

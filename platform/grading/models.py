@@ -25,6 +25,8 @@ class Submission(models.Model):
     score = models.FloatField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True, help_text="The grader's verdict document")
     attempts = models.PositiveSmallIntegerField(default=0)
+    # Sent with the form (one per page load): the same form posted twice is one submission.
+    idempotency_key = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -33,6 +35,10 @@ class Submission(models.Model):
         db_table = "submissions_submission"  # the model moved here from the submissions app; its rows stayed
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["user", "exercise_version"])]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "idempotency_key"], condition=~models.Q(idempotency_key=""),
+                                    name="one_submission_per_form"),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.exercise_version} by {self.user}"

@@ -1,7 +1,10 @@
+from celery import current_app as app
+from django.core.cache import cache
 from django.db.models import QuerySet
 
 from accounts.models import User
 from catalog.models import Exercise
+from grading.dispatch import queue_for
 from grading.models import Submission
 
 
@@ -9,3 +12,30 @@ def submissions_of(user: User, exercise: Exercise) -> QuerySet[Submission]:
     return Submission.objects.filter(user=user, exercise_version__exercise=exercise).select_related(
         "exercise_version"
     )
+
+
+def grading_workers_online() -> dict[str, list[str]] | None:
+    """Workers that answered a ping just now, with the queues they consume (cached 15 s).
+
+    None when the broker cannot broadcast (the embedded filesystem broker): unknown, not zero.
+    """
+    cached = cache.get("grading-workers-online")
+    if cached is not None:
+        return cached["workers"]
+    if not app.conf.broker_url.startswith(("redis", "amqp")):
+        return None
+    try:
+        replies = app.control.inspect(timeout=1.0).active_queues() or {}
+    except Exception:  # the broker is down: say nothing rather than "no worker"
+        return None
+    workers = {name: sorted(q["name"] for q in queues) for name, queues in replies.items()}
+    cache.set("grading-workers-online", {"workers": workers}, 15)
+    return workers
+
+
+def waiting_for_a_missing_worker(submission: Submission) -> bool:
+    """A queued submission whose queue (gpu or cpu) no online worker consumes."""
+    if submission.status != Submission.Status.QUEUED:
+        return False
+    workers = grading_workers_online()
+    return workers is not None and not any(queue_for(submission) in queues for queues in workers.values())

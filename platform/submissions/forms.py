@@ -1,3 +1,5 @@
+import uuid
+
 from django import forms
 
 
@@ -10,3 +12,6 @@ class SubmissionForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false", "class": "code-editor"}),
         required=False,
     )
+    # A fresh key with every page: posting the same page twice stores one submission.
+    idempotency_key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64,
+                                      initial=lambda: uuid.uuid4().hex)

@@ -11,8 +11,8 @@ from accounts.http import AuthenticatedHttpRequest
 from catalog.models import Exercise
 from catalog.selectors import exercises_published
 from grading.models import Submission
-from grading.selectors import submissions_of
-from grading.services import submission_create
+from grading.selectors import submissions_of, waiting_for_a_missing_worker
+from grading.services import SubmissionRefused, submission_create
 from submissions.forms import SubmissionForm
 from workbench.messages import DIFFICULTY_ORDER
 from workbench.selectors import draft_code, exercise_entries, exercise_tags
@@ -64,14 +64,19 @@ def exercise_detail(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
 def submission_create_view(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     exercise = get_object_or_404(exercises_published(), slug=slug)
     form = SubmissionForm(request.POST)
+    status = 400
     if form.is_valid():
         try:
-            submission = submission_create(user=request.user, exercise=exercise, code=form.cleaned_data["code"] or "")
+            submission = submission_create(user=request.user, exercise=exercise, code=form.cleaned_data["code"] or "",
+                                           idempotency_key=form.cleaned_data["idempotency_key"])
+        except SubmissionRefused as refused:  # a limit, not the code: said above the form
+            form.add_error(None, refused)
+            status = 429
         except ValidationError as error:
             form.add_error("code", error)
         else:
             return redirect("submissions:detail", pk=submission.pk)
-    return _exercise_page(request, exercise, form, status=400)
+    return _exercise_page(request, exercise, form, status=status)
 
 
 def _own_submission(request: AuthenticatedHttpRequest, pk: int) -> Submission:
@@ -82,10 +87,15 @@ def _own_submission(request: AuthenticatedHttpRequest, pk: int) -> Submission:
 
 @login_required
 def submission_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    return render(request, "submissions/detail.html", {"submission": _own_submission(request, pk)})
+    return render(request, "submissions/detail.html", _status_context(_own_submission(request, pk)))
 
 
 @login_required
 def submission_status(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The live part of the page; htmx polls it until the submission is finished."""
-    return render(request, "submissions/_status.html", {"submission": _own_submission(request, pk)})
+    return render(request, "submissions/_status.html", _status_context(_own_submission(request, pk)))
+
+
+def _status_context(submission: Submission) -> dict[str, object]:
+    return {"submission": submission, "no_worker": waiting_for_a_missing_worker(submission),
+            "needs_gpu": submission.exercise_version.needs_gpu}

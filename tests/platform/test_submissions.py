@@ -7,7 +7,7 @@ from grader.host import SandboxUnavailable
 from grading.models import Submission
 from grading.services import submission_create
 from grading.signals import submission_graded
-from grading.worker import GradingRetry, submission_claim, submission_grade
+from grading.worker import Claim, GradingRetry, submission_claim, submission_grade
 
 pytestmark = pytest.mark.django_db
 
@@ -67,8 +67,8 @@ def test_code_at_the_size_limit_is_accepted(exercise, make_user, django_capture_
 
 def test_claiming_is_idempotent(exercise, make_user):
     submission = Submission.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x")
-    assert submission_claim(submission.id) is True
-    assert submission_claim(submission.id) is False  # a redelivered task finds it taken
+    assert submission_claim(submission.id) == (Claim.TAKEN, 1)
+    assert submission_claim(submission.id) == (Claim.BUSY, 1)  # a redelivered task finds it taken
     submission.refresh_from_db()
     assert (submission.status, submission.attempts) == (Submission.Status.RUNNING, 1)
 
@@ -138,7 +138,7 @@ def test_an_unavailable_sandbox_puts_the_submission_back_for_a_retry(exercise, m
         submission_grade(submission_id=submission.id, final_attempt=False)
     submission.refresh_from_db()
     assert (submission.status, submission.verdict, submission.result) == (Submission.Status.QUEUED, "", None)
-    assert submission_claim(submission.id)  # the retry can take it again
+    assert submission_claim(submission.id)[0] is Claim.TAKEN  # the retry can take it again
 
 
 def test_a_platform_fault_is_retried_and_never_charged_to_the_student(exercise, make_user, settings):

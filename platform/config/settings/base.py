@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "glossary",
     "courses",
     "leaderboards",
+    "operations",
 ]
 
 MIDDLEWARE = [
@@ -123,6 +124,24 @@ WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
 if WHITENOISE_USE_FINDERS:
     STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
+# Grading times, in the order that keeps every grading alive and none run twice:
+#   the longest grading < the stale time (a RUNNING row older than this lost its worker and is
+#   reclaimed) < Redis's visibility timeout (an unacknowledged message comes back after it).
+# grading.checks refuses to start with them out of order.
+GRADING_MAX_S = env_int("GRADING_MAX_S", 5 * 60)
+SUBMISSION_STALE_AFTER_S = env_int("SUBMISSION_STALE_AFTER_S", GRADING_MAX_S + 2 * 60)
+CELERY_VISIBILITY_TIMEOUT_S = env_int("CELERY_VISIBILITY_TIMEOUT_S", SUBMISSION_STALE_AFTER_S + 5 * 60)
+# How often the sweep re-sends lost tasks and reclaims stale rows (Celery beat; `serve` runs it).
+GRADING_SWEEP_EVERY_S = env_int("GRADING_SWEEP_EVERY_S", 60)
+# Infrastructure faults (engine, database, broker) are retried with a backoff doubling from
+# GRADING_RETRY_BACKOFF_S up to GRADING_RETRY_BACKOFF_MAX_S: by default about 13 minutes in all.
+GRADING_RETRY_BACKOFF_S = env_int("GRADING_RETRY_BACKOFF_S", 5)
+GRADING_RETRY_BACKOFF_MAX_S = env_int("GRADING_RETRY_BACKOFF_MAX_S", 4 * 60)
+GRADING_MAX_RETRIES = env_int("GRADING_MAX_RETRIES", 8)
+# Fairness: a student's submissions waiting or running, and submissions a minute.
+SUBMISSIONS_IN_FLIGHT_MAX = env_int("SUBMISSIONS_IN_FLIGHT_MAX", 3)
+SUBMISSIONS_PER_MINUTE_MAX = env_int("SUBMISSIONS_PER_MINUTE_MAX", 6)
+
 # Celery: the broker needs no server by default (kombu's filesystem transport); set
 # CELERY_BROKER_URL=redis://... to use Redis. Task arguments are ids, so JSON suffices.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
@@ -134,7 +153,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
-    else {}
+    else {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S}
 )
 if CELERY_BROKER_URL.startswith("filesystem"):
     for folder in ("broker", "broker-control"):
@@ -143,10 +162,20 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
+# A pool child killed mid-task (the OOM killer) puts its message back instead of acking it.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-CELERY_TASK_ROUTES = {"grading.tasks.grade_submission": {"queue": "cpu"}}
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
+# A submit must not hang on a dead broker: one quick try, then the sweep sends it later.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5}
+# Django's LOGGING (the submission id on every line) rather than Celery's own format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE = {
+    "grading-sweep": {"task": "grading.tasks.sweep_submissions", "schedule": GRADING_SWEEP_EVERY_S},
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # Grading
 SANDBOX_BACKEND = env_str("SANDBOX_BACKEND", "auto")  # auto | local | docker
@@ -159,8 +188,6 @@ EXERCISE_CACHE_DIR = VAR_DIR / "exercise-cache"
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 64 * 1024)
 # "Run the visible checks" (not scored): how many runs one student may start per minute.
 PRACTICE_RUNS_PER_MINUTE = env_int("PRACTICE_RUNS_PER_MINUTE", 6)
-# A RUNNING submission older than this is taken to be lost with its worker and is regraded.
-SUBMISSION_STALE_AFTER_S = env_int("SUBMISSION_STALE_AFTER_S", 15 * 60)
 
 # The REST API: personal tokens (made on /api/token/) or the browser's session; every
 # endpoint needs a user, as the pages do.
@@ -182,9 +209,26 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+
+# The cache holds login throttles and the operators' view of the workers: Redis where the
+# broker is Redis (every web process sees the same counts), else this process's memory.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CELERY_BROKER_URL,
+                "KEY_PREFIX": "graphdojo-cache"}
+    if CELERY_BROKER_URL.startswith("redis")
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+LOGIN_FAILURES_ALLOWED = env_int("LOGIN_FAILURES_ALLOWED", 5)
+LOGIN_THROTTLE_S = env_int("LOGIN_THROTTLE_S", 15 * 60)
+
+# One line per event, with the submission it concerns (from the view to the stored verdict).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"submission": {"()": "grading.logs.SubmissionFilter"}},
+    "formatters": {
+        "line": {"format": "%(asctime)s %(levelname)s %(processName)s %(name)s submission=%(submission)s %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["submission"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

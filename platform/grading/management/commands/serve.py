@@ -1,4 +1,4 @@
-"""`make run`: the web server and a grading worker in one command; Ctrl-C stops both."""
+"""`make run`: the web server and a grading worker (with the sweep's beat) in one command; Ctrl-C stops both."""
 import os
 import signal
 import subprocess
@@ -20,7 +20,9 @@ class Command(BaseCommand):
         env = {**os.environ, "PYTHONPATH": path}
         base = str(settings.BASE_DIR)
         worker = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "cpu",
-                  "--concurrency", "1", "--loglevel", "INFO", "--hostname", "graphdojo@%h"]
+                  "--concurrency", "1", "--loglevel", "INFO", "--hostname", "graphdojo@%h",
+                  # beat inside the worker: the sweep that re-sends lost gradings runs here too
+                  "--beat", "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME]
         web = [sys.executable, "manage.py", "runserver", addrport, "--noreload"]
         children = {
             "grading worker": subprocess.Popen(worker, cwd=base, env=env),

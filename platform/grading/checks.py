@@ -1,0 +1,30 @@
+"""Start-up check: grading times in the order that neither loses nor doubles a grading."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
+
+
+def grading_times_problems() -> list[str]:
+    longest, stale, visibility = (settings.GRADING_MAX_S, settings.SUBMISSION_STALE_AFTER_S,
+                                  settings.CELERY_VISIBILITY_TIMEOUT_S)
+    problems = []
+    if not longest < stale:
+        problems.append(f"SUBMISSION_STALE_AFTER_S ({stale}) must exceed GRADING_MAX_S ({longest}), "
+                        "or a grading still running is taken for lost and run twice")
+    if settings.CELERY_BROKER_URL.startswith("redis") and not stale < visibility:
+        problems.append(f"CELERY_VISIBILITY_TIMEOUT_S ({visibility}) must exceed SUBMISSION_STALE_AFTER_S ({stale}), "
+                        "or Redis hands a running grading to a second worker, which drops it")
+    return problems
+
+
+@checks.register("grading")
+def grading_times_check(app_configs: object, **kwargs: object) -> list[checks.Error]:
+    return [checks.Error(problem, id="grading.E001") for problem in grading_times_problems()]
+
+
+def refuse_bad_grading_times(**kwargs: object) -> None:
+    """A worker does not start with grading times that would lose or double gradings."""
+    if problems := grading_times_problems():
+        raise ImproperlyConfigured("; ".join(problems))

@@ -1,0 +1,281 @@
+"""Real processes a fault test starts and breaks: Celery workers, a Redis of its own, and
+proxies it can cut between the workers and PostgreSQL or the Docker engine."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def docker_is_up() -> bool:
+    return shutil.which("docker") is not None and subprocess.run(
+        ["docker", "info"], capture_output=True, timeout=30).returncode == 0
+
+
+def wait_for(predicate, timeout: float, what: str, interval: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+class RedisServer:
+    """A redis-server on a free port, without persistence (as the broker restart of the issue)."""
+
+    def __init__(self, workdir: Path, host: str = "127.0.0.1"):
+        self.port = free_port()
+        self.workdir = workdir
+        self.host = host
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://{self.host}:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", self.host, "--save", "", "--appendonly", "no",
+             "--protected-mode", "no",
+             "--dir", str(self.workdir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(self._answers, 10, "redis-server")
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection((self.host, self.port), timeout=1) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+
+class Proxy:
+    """Forwards connections to ``target``; cut() drops them all and refuses new ones until restore().
+
+    ``listen`` is None for a TCP port on 127.0.0.1 (``port``), or a Unix socket path.
+    """
+
+    def __init__(self, target: tuple[str, int] | str, listen: str | None = None, host: str = "127.0.0.1"):
+        self.target = target
+        self.listen = listen
+        family = socket.AF_UNIX if listen else socket.AF_INET
+        self.server = socket.socket(family, socket.SOCK_STREAM)
+        if listen:
+            self.server.bind(listen)
+        else:
+            self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.server.bind((host, 0))
+        self.server.listen(128)
+        self.port = None if listen else self.server.getsockname()[1]
+        self.open = True
+        self._live: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._stopped = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _connect_target(self) -> socket.socket:
+        if isinstance(self.target, str):
+            upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            upstream.connect(self.target)
+            return upstream
+        return socket.create_connection(self.target, timeout=5)
+
+    def _accept(self) -> None:
+        while not self._stopped:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            if not self.open:
+                client.close()
+                continue
+            try:
+                upstream = self._connect_target()
+                upstream.settimeout(None)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._live.update((client, upstream))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+                with self._lock:
+                    self._live.discard(sock)
+
+    def cut(self) -> None:
+        """Every connection through the proxy breaks now; new ones are refused."""
+        self.open = False
+        with self._lock:
+            live = list(self._live)
+        for sock in live:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def restore(self) -> None:
+        self.open = True
+
+    def close(self) -> None:
+        self._stopped = True
+        self.cut()
+        self.server.close()
+        if self.listen:
+            Path(self.listen).unlink(missing_ok=True)
+
+
+class Worker:
+    """`celery worker` as an operator runs it (prefork, one child), in its own process group."""
+
+    def __init__(self, env: dict[str, str], log: Path, name: str, queues: str = "cpu", beat: bool = False,
+                 netns: str | None = None):
+        self.env, self.log_path, self.name, self.queues, self.beat = env, log, name, queues, beat
+        self.netns = netns
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", self.queues, "--concurrency", "1",
+                "--pool", "prefork", "--loglevel", "INFO", "--hostname", f"{self.name}@%h"]
+        if self.beat:
+            argv += ["--beat", "--schedule", str(self.log_path.with_suffix(".beat"))]
+        if self.netns:
+            argv = ["ip", "netns", "exec", self.netns, *argv]
+        self.log = open(self.log_path, "a")
+        self.process = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        wait_for(lambda: " ready." in self.log_path.read_text() or self.process.poll() is not None, 90,
+                 f"worker {self.name} to start")
+        assert self.process.poll() is None, self.log_path.read_text()[-3000:]
+
+    def pool_children(self) -> list[int]:
+        return _children(self.process.pid)
+
+    def kill_all(self) -> None:
+        """kill -9 of the whole worker: the main process and its pool."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(30)
+
+    def kill_pool_child(self) -> None:
+        """kill -9 of the pool child only, as the OOM killer does."""
+        for child in self.pool_children():
+            os.kill(child, signal.SIGKILL)
+
+    def cold_shutdown(self) -> None:
+        """Ctrl-C twice: warm shutdown asked, then cold."""
+        self.process.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(60)
+        os.killpg(self.process.pid, signal.SIGKILL) if _group_alive(self.process.pid) else None
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.process and _group_alive(self.process.pid):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        if self.process:
+            self.log.close()
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+class VirtualHosts:
+    """Network namespaces joined by veth pairs to a bridge on this machine: "hosts" that reach
+    this machine's services only over a virtual network (10.201.N.0/24), as workers on other
+    machines would. Needs root and iproute2."""
+
+    def __init__(self, count: int):
+        tag = os.getpid() % 100000
+        self.subnet = 10 + tag % 200
+        self.bridge = f"gdbr{tag}"
+        self.gateway = f"10.201.{self.subnet}.1"
+        self.namespaces = [f"gdhost{tag}-{i}" for i in range(count)]
+        self._links = [f"gdv{tag}h{i}" for i in range(count)]
+
+    @staticmethod
+    def available() -> bool:
+        return os.geteuid() == 0 and shutil.which("ip") is not None
+
+    def __enter__(self) -> VirtualHosts:
+        ip = self._ip
+        ip("link", "add", self.bridge, "type", "bridge")
+        ip("addr", "add", f"{self.gateway}/24", "dev", self.bridge)
+        ip("link", "set", self.bridge, "up")
+        for i, (ns, link) in enumerate(zip(self.namespaces, self._links, strict=True)):
+            ip("netns", "add", ns)
+            ip("link", "add", link, "type", "veth", "peer", "name", "eth0", "netns", ns)
+            ip("link", "set", link, "master", self.bridge)
+            ip("link", "set", link, "up")
+            ip("-n", ns, "addr", "add", f"10.201.{self.subnet}.{10 + i}/24", "dev", "eth0")
+            ip("-n", ns, "link", "set", "eth0", "up")
+            ip("-n", ns, "link", "set", "lo", "up")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for ns, link in zip(self.namespaces, self._links, strict=True):
+            subprocess.run(["ip", "link", "del", link], capture_output=True)
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
+
+    @staticmethod
+    def _ip(*args: str) -> None:
+        done = subprocess.run(["ip", *args], capture_output=True, text=True)
+        assert done.returncode == 0, f"ip {' '.join(args)}: {done.stderr}"

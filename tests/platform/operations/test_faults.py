@@ -1,0 +1,113 @@
+"""Faults injected while submissions are in flight, one test per row of the operator's table.
+Each ends with every submission graded exactly once (one stored verdict, from the workers'
+logs) and prints how long recovery took (lines starting FAULT; run with -s to see them)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.platform.operations.conftest import report, slow_solution
+from tests.platform.operations.processes import Proxy, docker_is_up, wait_for
+
+pytestmark = [pytest.mark.slow]
+
+
+def running(site, ids) -> bool:
+    return "running" in site.statuses(ids).values()
+
+
+def test_kill_9_of_the_whole_worker(grading_site, student):
+    site = grading_site
+    first = site.worker("first")
+    ids = [site.submit(student, code=slow_solution(3)).id for _ in range(3)]
+    wait_for(lambda: running(site, ids), 60, "a grading in flight")
+    first.kill_all()
+    killed = time.monotonic()
+    site.worker("second", beat=True)
+    site.wait_all_finished(ids, timeout=120)
+    site.assert_graded_once(ids)
+    report("kill -9 of the whole worker", submissions=len(ids), recovered_s=time.monotonic() - killed)
+
+
+def test_kill_9_of_the_pool_child(grading_site, student):
+    site = grading_site
+    worker = site.worker("only", beat=True)
+    ids = [site.submit(student, code=slow_solution(3)).id for _ in range(3)]
+    wait_for(lambda: running(site, ids), 60, "a grading in flight")
+    worker.kill_pool_child()
+    killed = time.monotonic()
+    site.wait_all_finished(ids, timeout=120)
+    site.assert_graded_once(ids)
+    assert "WorkerLostError" in worker.log_path.read_text()
+    report("kill -9 of the pool child", submissions=len(ids), recovered_s=time.monotonic() - killed)
+
+
+def test_cold_shutdown(grading_site, student):
+    site = grading_site
+    first = site.worker("first")
+    ids = [site.submit(student, code=slow_solution(3)).id for _ in range(3)]
+    wait_for(lambda: running(site, ids), 60, "a grading in flight")
+    first.cold_shutdown()
+    stopped = time.monotonic()
+    site.worker("second", beat=True)
+    site.wait_all_finished(ids, timeout=120)
+    site.assert_graded_once(ids)
+    report("cold shutdown", submissions=len(ids), recovered_s=time.monotonic() - stopped)
+
+
+def test_broker_restart_without_persistence(grading_site, student, client):
+    from django.urls import reverse
+
+    from grading.models import Submission
+
+    site = grading_site
+    site.worker("only", beat=True)
+    ids = [site.submit(student, code=slow_solution(1)).id for _ in range(4)]
+    wait_for(lambda: running(site, ids), 60, "a grading in flight")
+    site.redis.stop()  # every queued message is lost with it
+    stopped = time.monotonic()
+    client.force_login(student)
+    for _ in range(2):  # submitting while the broker is down: saved and queued, no error page
+        response = client.post(reverse("submissions:create", args=["tiny-answer"]), {"code": slow_solution(0)})
+        assert response.status_code == 302, response.content[:500]
+        ids.append(Submission.objects.filter(user=student).latest("id").id)
+    time.sleep(3)
+    site.redis.start()
+    site.wait_all_finished(ids, timeout=150)
+    site.assert_graded_once(ids)
+    report("broker restart (no persistence)", submissions=len(ids), recovered_s=time.monotonic() - stopped)
+
+
+def test_database_outage(grading_site, student):
+    site = grading_site
+    site.worker("only", beat=True)
+    ids = [site.submit(student, code=slow_solution(2)).id for _ in range(4)]
+    wait_for(lambda: running(site, ids), 60, "a grading in flight")
+    site.db_proxy.cut()  # the worker's connections break; new ones are refused
+    cut = time.monotonic()
+    time.sleep(12)
+    site.db_proxy.restore()
+    site.wait_all_finished(ids, timeout=150)
+    site.assert_graded_once(ids)
+    report("PostgreSQL cut for 12 s", submissions=len(ids), recovered_s=time.monotonic() - cut - 12)
+
+
+@pytest.mark.docker
+def test_docker_engine_outage(grading_site, student, requires):
+    requires("Docker engine", docker_is_up(), "bash sandbox/image/ci-setup.sh")
+    site = grading_site
+    engine = Proxy("/var/run/docker.sock", listen=str(site.tmp / "docker.sock"))
+    try:
+        site.worker("only", beat=True, SANDBOX_BACKEND="docker", DOCKER_HOST=f"unix://{engine.listen}")
+        ids = [site.submit(student, code=slow_solution(1)).id for _ in range(4)]
+        wait_for(lambda: running(site, ids), 90, "a grading in flight")
+        engine.cut()
+        cut = time.monotonic()
+        time.sleep(15)
+        engine.restore()
+        site.wait_all_finished(ids, timeout=180)
+        site.assert_graded_once(ids)
+        report("Docker engine unreachable for 15 s", submissions=len(ids), recovered_s=time.monotonic() - cut - 15)
+    finally:
+        engine.close()

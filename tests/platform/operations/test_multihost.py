@@ -1,0 +1,56 @@
+"""Scale-out: Celery workers on two "hosts" (network namespaces on a virtual network) share
+PostgreSQL and the broker; every submission is graded exactly once, and each host's share
+is reported (the line starting MULTIHOST; run with -s)."""
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+
+import pytest
+
+from tests.platform.operations.conftest import GradingSite
+from tests.platform.operations.processes import Proxy, RedisServer, VirtualHosts, Worker
+
+pytestmark = [pytest.mark.slow]
+SUBMISSIONS = 200
+
+
+def test_workers_on_two_hosts_grade_every_submission_once(tiny_exercises, tmp_path, settings, requires,
+                                                         django_user_model):
+    database = settings.DATABASES["default"]
+    requires("PostgreSQL", database["ENGINE"].endswith("postgresql"), "set DATABASE_URL=postgres://…")
+    requires("network namespaces", VirtualHosts.available(), "run as root with iproute2")
+    with VirtualHosts(2) as hosts:
+        site = GradingSite(tmp_path, database, "local", settings)
+        # The services, as the hosts see them: over the bridge, never their own loopback.
+        site.redis.stop()
+        site.redis = RedisServer(tmp_path, host=hosts.gateway)
+        site.redis.start()
+        site.db_proxy.close()
+        site.db_proxy = Proxy((database["HOST"] or "127.0.0.1", int(database["PORT"] or 5432)), host=hosts.gateway)
+        site.env.update(
+            CELERY_BROKER_URL=site.redis.url,
+            DATABASE_URL=f"postgres://{database['USER']}:{database['PASSWORD'] or ''}@{hosts.gateway}:"
+                         f"{site.db_proxy.port}/{database['NAME']}",
+        )
+        site._point_this_process_at_the_site()
+        try:
+            for i, ns in enumerate(hosts.namespaces):
+                worker = Worker(site.env, tmp_path / f"host{i}.log", f"host{i}", beat=i == 0, netns=ns)
+                worker.start()
+                site.workers.append(worker)
+            users = [django_user_model.objects.create_user(username=f"u{i}", password="x" * 12) for i in range(20)]
+            started = time.monotonic()
+            ids = [site.submit(users[i % len(users)]).id for i in range(SUBMISSIONS)]
+            elapsed = site.wait_all_finished(ids, timeout=900)
+            site.assert_graded_once(ids)
+            per_host = Counter()
+            for i in range(len(hosts.namespaces)):
+                per_host[f"host{i}"] = len(re.findall(r"verdict stored", (tmp_path / f"host{i}.log").read_text()))
+            assert sum(per_host.values()) == SUBMISSIONS and all(per_host.values()), per_host
+            total = time.monotonic() - started
+            print(f"\nMULTIHOST {SUBMISSIONS} submissions in {total:.0f} s: " + ", ".join(
+                f"{host} graded {n} ({n / elapsed * 60:.0f}/min)" for host, n in sorted(per_host.items())))
+        finally:
+            site.close()
