@@ -16,7 +16,7 @@ import json
 import struct
 import sys
 from collections.abc import Callable
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, Protocol, cast
 
 import numpy as np
 
@@ -90,7 +90,13 @@ def write_frame(stream: BinaryIO, header: dict[str, Any], blobs: list[bytes]) ->
     stream.flush()
 
 
-def read_frame(stream: BinaryIO, max_bytes: int = MAX_FRAME_BYTES) -> tuple[dict[str, Any], list[bytes]]:
+class Readable(Protocol):
+    """What a frame is read from: a binary stream, or the judge's deadline-bound pipe reader."""
+
+    def read(self, size: int, /) -> bytes: ...
+
+
+def read_frame(stream: Readable, max_bytes: int = MAX_FRAME_BYTES) -> tuple[dict[str, Any], list[bytes]]:
     """Read one frame of at most ``max_bytes``; EOFError when the other side closed, ProtocolError
     when it is malformed."""
     raw = _read_exactly(stream, _LENGTH.size)
@@ -109,7 +115,7 @@ def read_frame(stream: BinaryIO, max_bytes: int = MAX_FRAME_BYTES) -> tuple[dict
     return header, [_read_exactly(stream, size) for size in sizes]
 
 
-def _read_exactly(stream: BinaryIO, size: int) -> bytes:
+def _read_exactly(stream: Readable, size: int) -> bytes:
     chunks, remaining = [], size
     while remaining:
         chunk = stream.read(remaining)
