@@ -34,6 +34,7 @@ import stat
 import sys
 import tarfile
 import time
+from typing import IO, cast
 
 from sandbox.framing import READY, Job, Report, pack_report, read_job
 
@@ -82,7 +83,7 @@ def unpack_files(tar_bytes: bytes, workdir: str) -> None:
             if member.isdir():
                 os.makedirs(path, mode=0o700, exist_ok=True)
             elif member.isfile():
-                data = archive.extractfile(member).read()
+                data = cast(IO[bytes], archive.extractfile(member)).read()  # a file member has a reader
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
                 try:
                     _write_all(fd, data)
@@ -181,7 +182,7 @@ def _cgroup_memory() -> tuple[int, int]:
     return peak, oom_kills
 
 
-def _child_env(job_env: dict) -> dict:
+def _child_env(job_env: dict[str, str]) -> dict[str, str]:
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "TMPDIR": "/tmp"}
     env.update(job_env)
@@ -242,7 +243,7 @@ def run_python_here(tail: list[str]) -> None:
     os._exit(code & 0xFF)
 
 
-def start_child(job: dict, workdir: str, out_w: int, err_w: int, warm: bool) -> int:
+def start_child(job: Job, workdir: str, out_w: int, err_w: int, warm: bool) -> int:
     argv = list(job["argv"])
     limits = job["limits"]
     pid = os.fork()

@@ -88,7 +88,9 @@ class RunCgroup:
         return None
 
     @classmethod
-    def _create_v1(cls, mounts, own, name, memory_bytes, pids, cpus) -> RunCgroup | None:
+    def _create_v1(
+        cls, mounts: dict[str, Path], own: dict[str, str], name: str, memory_bytes: int, pids: int, cpus: float
+    ) -> RunCgroup | None:
         memory_dir = mounts["memory"] / own.get("memory", "/").lstrip("/") / name
         pids_dir = mounts["pids"] / own.get("pids", "/").lstrip("/") / name
         group = cls([memory_dir, pids_dir], 1)
@@ -116,7 +118,9 @@ class RunCgroup:
         return group
 
     @classmethod
-    def _create_v2(cls, mount, own_path, name, memory_bytes, pids, cpus) -> RunCgroup | None:
+    def _create_v2(
+        cls, mount: Path, own_path: str, name: str, memory_bytes: int, pids: int, cpus: float
+    ) -> RunCgroup | None:
         parent = mount / own_path.lstrip("/")
         try:
             available = (parent / "cgroup.controllers").read_text().split()

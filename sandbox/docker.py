@@ -20,7 +20,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound, NotFound
@@ -29,7 +29,7 @@ from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
 from sandbox.cgroups import remove_stale
 from sandbox.delegation import Delegation
-from sandbox.framing import READY, ProtocolError
+from sandbox.framing import READY, JobLimits, ProtocolError
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
@@ -38,6 +38,9 @@ from sandbox.protocol import (
     outcome_from_report,
     report_budget,
 )
+
+if TYPE_CHECKING:
+    from docker.models.containers import Container
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +128,9 @@ def container_config(
 class _Attached:
     """A container, attached before start, speaking the bootstrap protocol over its stdin/stdout."""
 
-    def __init__(self, container, raw_socket: socket.socket, keepalive: object, delegation: Delegation) -> None:
+    def __init__(
+        self, container: Container, raw_socket: socket.socket, keepalive: object, delegation: Delegation
+    ) -> None:
         self.container = container
         self.delegation = delegation  # released with the container
         self.socket = raw_socket
@@ -238,7 +243,7 @@ class DockerSandbox(Sandbox):
         options = options or RunOptions()
         # gVisor enforces RLIMIT_NPROC even for root, and must: its fork bomb would
         # otherwise exhaust the host pids the sentry itself needs and crash it.
-        extra = {"nproc": limits.pids} if self.runtime == "runsc" else {}
+        extra: JobLimits = {"nproc": limits.pids} if self.runtime == "runsc" else {}
 
         def job_for(attached: _Attached) -> bytes:
             return encode_job(files, argv, limits, {**options.env, **attached.delegation.env()}, WORKDIR, extra)
@@ -274,7 +279,7 @@ class DockerSandbox(Sandbox):
             raise SandboxUnavailable(f"cannot create a sandbox container: {error}") from None
         try:
             wrapper = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
-            raw = getattr(wrapper, "_sock", wrapper)
+            raw = cast(socket.socket, getattr(wrapper, "_sock", wrapper))  # the socket the SDK wraps
             attached = _Attached(container, raw, wrapper, delegation)
             container.start()
         except (DockerException, OSError) as error:
@@ -308,7 +313,8 @@ class DockerSandbox(Sandbox):
             if oom_flag or (exit_code == 137 and self.runtime == "runc"):
                 return failed_outcome("memory", self.name, wall, [*notes, "the sandbox was OOM-killed"])
             if exit_code is not None and exit_code > 128:
-                outcome = failed_outcome("signal", self.name, wall, [*notes, "the program killed the sandbox's supervisor"])
+                outcome = failed_outcome(
+                    "signal", self.name, wall, [*notes, "the program killed the sandbox's supervisor"])
                 outcome.signal = exit_code - 128
                 return outcome
             detail = bytes(attached.stderr).decode(errors="replace").strip()[-2000:]
@@ -346,14 +352,14 @@ def janitor(client: docker.DockerClient, now: float | None = None) -> int:
     return removed
 
 
-def _kill(container) -> None:
+def _kill(container: Container) -> None:
     try:
         container.kill()
     except (DockerException, OSError):
         pass
 
 
-def _remove(container) -> None:
+def _remove(container: Container) -> None:
     for _ in range(3):
         try:
             container.remove(force=True)
@@ -368,7 +374,7 @@ def _remove(container) -> None:
             time.sleep(0.2)
 
 
-def _wait_exit(container) -> tuple[int | None, bool]:
+def _wait_exit(container: Container) -> tuple[int | None, bool]:
     """The container's exit code and OOMKilled flag, once it stopped."""
     try:
         result = container.wait(timeout=30)
@@ -377,6 +383,10 @@ def _wait_exit(container) -> tuple[int | None, bool]:
     except (DockerException, OSError, KeyError):
         _kill(container)
         return None, False
+
+
+# A container's fixed shape: memory (MB), pids, CPUs, tmpfs (MB).
+Shape = tuple[int, int, float, int]
 
 
 class WarmPool:
@@ -394,8 +404,8 @@ class WarmPool:
         self.sandbox = sandbox
         self.size = size
         self.preload = tuple(preload)
-        self._ready: dict[tuple, deque[_Attached]] = {}
-        self._shapes: dict[tuple, Limits] = {}
+        self._ready: dict[Shape, deque[_Attached]] = {}
+        self._shapes: dict[Shape, Limits] = {}
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
@@ -404,7 +414,7 @@ class WarmPool:
         self._thread.start()
 
     @staticmethod
-    def shape(limits: Limits) -> tuple:
+    def shape(limits: Limits) -> Shape:
         return (limits.memory_mb, limits.pids, limits.cpus, limits.tmpfs_mb)
 
     def add_shape(self, limits: Limits) -> None:
@@ -439,7 +449,7 @@ class WarmPool:
                 return attached
             self.sandbox.discard(attached)
 
-    def idle_containers(self) -> list:
+    def idle_containers(self) -> list[Container]:
         """The containers waiting for a job (docker SDK objects)."""
         with self._lock:
             return [attached.container for queue in self._ready.values() for attached in queue]
@@ -464,7 +474,7 @@ class WarmPool:
         for attached in leftovers:
             self.sandbox.discard(attached)
 
-    def _missing(self) -> tuple[tuple, Limits] | None:
+    def _missing(self) -> tuple[Shape, Limits] | None:
         with self._lock:
             for key, limits in self._shapes.items():
                 queue = self._ready[key]
@@ -490,6 +500,7 @@ class WarmPool:
                 self._wake.clear()
                 continue
             key, limits = missing
+            attached: _Attached | None
             try:
                 attached = self._start_one(limits)
             except (SandboxUnavailable, DockerException, OSError) as error:

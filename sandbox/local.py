@@ -43,12 +43,13 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import IO, cast
 
 from sandbox import seccomp
-from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
+from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable, Status
 from sandbox.cgroups import RunCgroup, remove_stale
 from sandbox.delegation import Delegation
-from sandbox.framing import READY, ProtocolError
+from sandbox.framing import READY, JobLimits, ProtocolError
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
@@ -97,7 +98,7 @@ class LocalSandbox(Sandbox):
         memory_bytes = limits.memory_mb * 1024 * 1024
         cgroup = RunCgroup.create(memory_bytes, limits.pids, limits.cpus)
         notes: list[str] = [UNISOLATED_NOTE] if self.unisolated else []
-        extra: dict[str, int] = {}
+        extra: JobLimits = {}
         if cgroup is None:
             notes.append("no memory cgroup here: memory and processes limited by rlimits only")
             extra = {"address_space_bytes": memory_bytes, "nproc": limits.pids}
@@ -130,7 +131,7 @@ class LocalSandbox(Sandbox):
             return [python, "-I", "-c", BOOTSTRAP_SOURCE]
         tmpfs_bytes = str(limits.tmpfs_mb * 1024 * 1024)
         command = [
-            self.bwrap,
+            cast(str, self.bwrap),  # set whenever the sandbox is isolated
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
             "--new-session", "--die-with-parent", "--as-pid-1", "--clearenv",
             "--hostname", "sandbox",
@@ -174,7 +175,7 @@ class LocalSandbox(Sandbox):
             command += ["--seccomp", str(filter_fd)]
         return command + [python, "-I", "-c", BOOTSTRAP_SOURCE]
 
-    def _run(self, command, job: bytes, limits: Limits, cgroup: RunCgroup | None,
+    def _run(self, command: list[str], job: bytes, limits: Limits, cgroup: RunCgroup | None,
              notes: list[str], memory_by_rlimit: bool, pass_fds: tuple[int, ...] = ()) -> Outcome:
         # The worker's environment (secrets included) never reaches the sandbox.
         env = {"PATH": "/usr/bin:/bin", "GD_CGROUP_PROCS": " ".join(cgroup.procs_files if cgroup else [])}
@@ -197,7 +198,7 @@ class LocalSandbox(Sandbox):
         oom = cgroup.oom_kills() > 0 if cgroup else False
         peak = cgroup.peak_bytes() if cgroup else 0
         if ended != "eof":
-            status = "timeout" if ended == "deadline" else "sandbox_error"
+            status: Status = "timeout" if ended == "deadline" else "sandbox_error"
             return failed_outcome(status, self.name, wall, [*notes, f"stopped by the host: {ended}"])
         report = stdout[len(READY):] if stdout.startswith(READY) else stdout
         try:
@@ -207,7 +208,8 @@ class LocalSandbox(Sandbox):
             if oom:
                 return failed_outcome("memory", self.name, wall, [*notes, "the sandbox was OOM-killed"])
             detail = stderr.decode(errors="replace").strip()[-2000:]
-            return failed_outcome("sandbox_error", self.name, wall, [*notes, f"{error}; exit {process.returncode}: {detail}"])
+            return failed_outcome(
+                "sandbox_error", self.name, wall, [*notes, f"{error}; exit {process.returncode}: {detail}"])
 
 
 def _seccomp_fd() -> int:
@@ -241,13 +243,14 @@ def _proc_protections() -> list[str]:
     return options
 
 
-def pump(process: subprocess.Popen, job: bytes, budget: int, deadline: float) -> tuple[bytes, bytes, str]:
+def pump(process: subprocess.Popen[bytes], job: bytes, budget: int, deadline: float) -> tuple[bytes, bytes, str]:
     """Feed the job, read stdout within ``budget`` bytes and stderr within 64 KiB, until EOF or deadline.
 
     Returns (stdout, stderr, how it ended: "eof", "deadline" or "report too large").
     """
     selector = selectors.DefaultSelector()
-    stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+    # all three are pipes (the caller's Popen)
+    stdin, stdout, stderr = (cast(IO[bytes], s) for s in (process.stdin, process.stdout, process.stderr))
     os.set_blocking(stdin.fileno(), False)
     selector.register(stdin, selectors.EVENT_WRITE)
     selector.register(stdout, selectors.EVENT_READ)
@@ -271,21 +274,22 @@ def pump(process: subprocess.Popen, job: bytes, budget: int, deadline: float) ->
                     selector.unregister(stdin)
                     stdin.close()
                 continue
-            chunk = os.read(key.fileobj.fileno(), 65536)
+            reader = cast(IO[bytes], key.fileobj)  # stdout or stderr
+            chunk = os.read(reader.fileno(), 65536)
             if not chunk:
-                selector.unregister(key.fileobj)
+                selector.unregister(reader)
                 open_readers -= 1
                 continue
-            buffer = received[key.fileobj]
-            if len(buffer) + len(chunk) > caps[key.fileobj]:
-                if key.fileobj is stdout:
+            buffer = received[reader]
+            if len(buffer) + len(chunk) > caps[reader]:
+                if reader is stdout:
                     return bytes(buffer), bytes(received[stderr]), "report too large"
                 chunk = chunk[:max(0, caps[stderr] - len(buffer))]
             buffer += chunk
     return bytes(received[stdout]), bytes(received[stderr]), "eof"
 
 
-def _kill(process: subprocess.Popen) -> None:
+def _kill(process: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -36,6 +36,10 @@ class CheckFailed(AssertionError):
 class ProgramError(Exception):
     """A program raised while the judge called it (the student's, or the reference's)."""
 
+    # Set only on errors a program reported over the wire (programs.py); read with getattr.
+    syntax: bool
+    errno: int | None
+
     def __init__(self, side: str, type_name: str, message: str, traceback: str = "", line: int | None = None):
         super().__init__(f"{type_name}: {message}" if message else type_name)
         self.side = side

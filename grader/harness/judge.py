@@ -33,7 +33,7 @@ import time
 import traceback
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -58,6 +58,10 @@ from grader.harness.programs import (
 )
 from grader.harness.wire import MAX_FRAME_BYTES
 
+if TYPE_CHECKING:
+    from importlib.abc import Loader
+    from importlib.machinery import ModuleSpec
+
 FEEDBACK_BYTES = contract.FEEDBACK_BYTES
 WARMUP_CALLS = 2
 MAX_OVERRUN = 4  # budgets a race may take to reach stats.MIN_PAIRS while the student is fast
@@ -70,7 +74,8 @@ class Outcome:
 
     passed: bool
     kind: str | None
-    reason: Message  # shown for visible cases (and a perf case's measurement); a hidden case shows messages.hidden(kind)
+    # shown for visible cases (and a perf case's measurement); a hidden case shows messages.hidden(kind)
+    reason: Message
     perf: bool = False
 
 
@@ -91,7 +96,8 @@ class Judge:
         self.private = Path(tempfile.mkdtemp(prefix="judge-"))  # 0700, root: stdout files, reference cwd
         self.lib = Path(tempfile.mkdtemp(prefix="lib-"))  # what the student may read: harness code, own file
         self.home = Path(tempfile.mkdtemp(prefix="student-"))  # the student's cwd and only writable place
-        shutil.copytree(self.root / "grader", self.lib / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(
+            self.root / "grader", self.lib / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         shutil.copyfile(self.root / contract.SUBMISSION_FILE, self.lib / "submission.py")
         for folder, _, files in os.walk(self.lib):
             os.chmod(folder, 0o755)
@@ -115,7 +121,8 @@ class Judge:
         }
         memory = int(self.limits["memory_mb"]) * 2**20
         student_limits = {
-            resource.RLIMIT_CPU: int(self.limits["cpu_s"] + sum(p["budget_s"] for p in self.manifest["perf"].values())) + 1,
+            resource.RLIMIT_CPU: (
+                int(self.limits["cpu_s"] + sum(p["budget_s"] for p in self.manifest["perf"].values())) + 1),
             resource.RLIMIT_DATA: memory,
             resource.RLIMIT_FSIZE: FILE_SIZE_LIMIT,  # files it writes; stdout and stderr are pipes, counted below
             resource.RLIMIT_CORE: 0,
@@ -132,13 +139,15 @@ class Judge:
         limit = int(self.limits["output_bytes"])
         self.outputs = {"stdout": Capture(FEEDBACK_BYTES + 1, limit), "stderr": Capture(FEEDBACK_BYTES + 1, limit)}
         self.student_process = Process(
-            "student", self.lib / "submission.py", lib=self.lib, cwd=self.home, env=dict(env, HOME=str(self.home), TMPDIR=str(self.home)),
+            "student", self.lib / "submission.py", lib=self.lib, cwd=self.home,
+            env=dict(env, HOME=str(self.home), TMPDIR=str(self.home)),
             as_student=True, rlimits=student_limits, stdout=self.outputs["stdout"], stderr=self.outputs["stderr"],
             cgroups=family.join_files(), max_reply_bytes=min(memory, MAX_FRAME_BYTES),
         )
         self.reference_process = Process(
-            "reference", self.root / contract.SOLUTION_FILE, lib=self.lib, cwd=self.private, env=dict(env, HOME=str(self.private)),
-            as_student=False, rlimits={resource.RLIMIT_CORE: 0}, stdout=self.private / "reference.out", stderr=self.private / "reference.err",
+            "reference", self.root / contract.SOLUTION_FILE, lib=self.lib, cwd=self.private,
+            env=dict(env, HOME=str(self.private)), as_student=False, rlimits={resource.RLIMIT_CORE: 0},
+            stdout=self.private / "reference.out", stderr=self.private / "reference.err",
         )
         self.student = Program("student", self.student_process, family)
         self.reference = Program("reference", self.reference_process, None)
@@ -146,18 +155,21 @@ class Judge:
 
     def _load_checks(self) -> list[Case]:
         api.CASES.clear()
-        spec = importlib.util.spec_from_file_location("checks", self.root / contract.CHECKS_FILE)
+        # a .py path always has a spec, with a source loader
+        spec = cast("ModuleSpec", importlib.util.spec_from_file_location("checks", self.root / contract.CHECKS_FILE))
         module = importlib.util.module_from_spec(spec)
         sys.modules["checks"] = module
-        spec.loader.exec_module(module)
+        cast("Loader", spec.loader).exec_module(module)
         visible = set(self.manifest["visible"])
         cases = list(api.CASES)
         for case in cases:
             case.visible = case.name in visible
         # Visible cases first: once a hidden case starts, no more student output is shown.
-        return [c for c in cases if c.visible and not c.is_perf] + [c for c in cases if not c.visible and not c.is_perf] + [
-            c for c in cases if c.is_perf
-        ]
+        return (
+            [c for c in cases if c.visible and not c.is_perf]
+            + [c for c in cases if not c.visible and not c.is_perf]
+            + [c for c in cases if c.is_perf]
+        )
 
     # -- the run ----------------------------------------------------------------------
 
@@ -198,7 +210,8 @@ class Judge:
                 outcome = self._run_perf(case) if case.is_perf else self._run_check(case)
                 correctness_failed |= not outcome.passed and not case.is_perf
                 if self._printed_too_much():
-                    outcome = stopped = Outcome(False, "OUTPUT_LIMIT", Message("stop.output_limit", limit=int(self.limits["output_bytes"])))
+                    outcome = stopped = Outcome(
+                        False, "OUTPUT_LIMIT", Message("stop.output_limit", limit=int(self.limits["output_bytes"])))
                     self.student.stop()
             rows.append(_row(case, outcome))
         self.student.stop()
@@ -214,7 +227,8 @@ class Judge:
         try:
             self.student.start(self.student.call_timeout())
             if self._printed_too_much():
-                raise ProgramStopped("student", "OUTPUT_LIMIT", Message("stop.output_limit", limit=int(self.limits["output_bytes"])))
+                raise ProgramStopped(
+                    "student", "OUTPUT_LIMIT", Message("stop.output_limit", limit=int(self.limits["output_bytes"])))
             return None
         except ProgramError as error:
             if getattr(error, "syntax", False):
@@ -222,7 +236,8 @@ class Judge:
                 return Outcome(False, "SYNTAX_ERROR", Message("not_run.syntax_error"))
             self.notes.append(_traceback_text(error))
             if error.type_name == "MemoryError":
-                return Outcome(False, "MEMORY_LIMIT", Message("not_run.stopped", reason=str(Message("stop.memory_limit"))))
+                return Outcome(
+                    False, "MEMORY_LIMIT", Message("not_run.stopped", reason=str(Message("stop.memory_limit"))))
             if getattr(error, "errno", None) == EFBIG:
                 limit = Message("stop.file_too_large", limit=FILE_SIZE_LIMIT)
                 return Outcome(False, "OUTPUT_LIMIT", Message("not_run.stopped", reason=str(limit)))
@@ -256,7 +271,9 @@ class Judge:
 
     def _run_perf(self, case: Case) -> Outcome:
         spec = self.manifest["perf"][case.name]
-        report: dict[str, Any] = {"name": case.name, "baseline": spec["baseline"], "at_most": spec["at_most"], "speedup": spec.get("speedup")}
+        report: dict[str, Any] = {
+            "name": case.name, "baseline": spec["baseline"], "at_most": spec["at_most"], "speedup": spec.get("speedup"),
+        }
         self.perf_reports.append(report)
         rng = self._rng(case)
         self.student.budget_s = max(self.student.budget_s, 0) + float(self.limits["wall_s"])  # setup calls of this case
@@ -285,18 +302,23 @@ class Judge:
             return _unusable_value(case)
         finally:
             if self.student.process.alive:
-                self.student.family.thaw()
+                cast(Family, self.student.family).thaw()  # the student's program always has one
         slower_every_time = (report["fastest_ratio"] or 0) > spec["at_most"] * (1 + spec["margin"])
-        if decision.outcome == "too_few" and report["student_busy_s"] < float(spec["budget_s"]) and not slower_every_time:
+        if (decision.outcome == "too_few" and report["student_busy_s"] < float(spec["budget_s"])
+                and not slower_every_time):
             # The student's own time did not use the budget, and it was not slower on every
             # pair measured: the baseline, the machine or the judge used it. Ours to retry.
-            raise RuntimeError(f"perf case {case.name}: {report['n']} pairs in {report['elapsed_s']} s, the student's share {report['student_busy_s']} s")
+            raise RuntimeError(
+                f"perf case {case.name}: {report['n']} pairs in {report['elapsed_s']} s, "
+                f"the student's share {report['student_busy_s']} s")
         reason = _perf_message(report)
         if decision.outcome in ("too_slow", "too_few"):
             return Outcome(False, "TOO_SLOW", reason, perf=True)
         return Outcome(True, None, reason, perf=True)
 
-    def _race(self, race: Race, baseline: Any, spec: dict[str, Any], rng: np.random.Generator, report: dict[str, Any]) -> Any:
+    def _race(
+        self, race: Race, baseline: Any, spec: dict[str, Any], rng: np.random.Generator, report: dict[str, Any]
+    ) -> Any:
         """Time student and baseline in pairs, in random order, on the same fresh inputs.
 
         Warm-up pairs come first, each call under the case's own setup allowance; the
@@ -313,7 +335,7 @@ class Judge:
         budget = float(spec["budget_s"])
         compare = race.check or api.close
         order = random.Random(self.seed ^ 0x5EED)
-        family = self.student.family
+        family = cast(Family, self.student.family)  # the student's program always has one
         self.student.ensure_started()
         family.freeze()
         modules = {"student": Remote(self.student, 0), "baseline": Remote(self.reference, 0)}
@@ -370,7 +392,8 @@ class Judge:
                 pairs.append(pair(f"timed call {len(pairs) + 1}", budget))
             out_of_time = time.monotonic() - started >= budget
             ratios = [s / b for s, b in pairs if b > 0]
-            decision = stats.decide(ratios, spec["at_most"], spec["margin"], final=out_of_time or look == stats.LOOKS[-1])
+            decision = stats.decide(
+                ratios, spec["at_most"], spec["margin"], final=out_of_time or look == stats.LOOKS[-1])
             if decision.outcome != "undecided" or out_of_time:
                 break
         if decision.outcome == "undecided":
@@ -418,7 +441,8 @@ def _timed(function: Any, args: tuple[Any, ...], timeout: float | None) -> tuple
 
     ``timeout`` None: the program's own call budget limits the call, and pays for it."""
     if isinstance(function, InProgram):
-        return function.program.timed_call(None, None, (function.function, *args), {}, timeout=timeout)
+        program: Program = function.program
+        return program.timed_call(None, None, (function.function, *args), {}, timeout=timeout)
     if isinstance(function, RemoteAttribute):
         return function.program.timed_call(function.owner._number, function.name, args, {}, timeout=timeout)
     if isinstance(function, Remote):
@@ -466,7 +490,9 @@ def _unusable_value(case: Case) -> Outcome:
 
 def _student_error(error: ProgramError) -> Outcome:
     kind = "MEMORY_LIMIT" if error.type_name == "MemoryError" else "RUNTIME_ERROR"
-    return Outcome(False, kind, Message("error.raised", traceback=_traceback_text(error), type=error.type_name, line=error.line or 0))
+    return Outcome(
+        False, kind,
+        Message("error.raised", traceback=_traceback_text(error), type=error.type_name, line=error.line or 0))
 
 
 def _traceback_text(error: ProgramError) -> str:
@@ -475,10 +501,12 @@ def _traceback_text(error: ProgramError) -> str:
 
 
 def _perf_message(report: dict[str, Any]) -> Message:
-    threshold = f"at least {report['speedup']:g}x faster than" if report.get("speedup") else f"at most {report['at_most']:g}x the time of"
+    threshold = (f"at least {report['speedup']:g}x faster than" if report.get("speedup")
+                 else f"at most {report['at_most']:g}x the time of")
     common = {"threshold": threshold, "baseline": report["baseline"]}
     if report["decision"] == "too_few":
-        return Message("perf.too_few_pairs", n=report["n"], budget=f"{report['budget_s']:g}", needed=report["needed"], **common)
+        return Message(
+            "perf.too_few_pairs", n=report["n"], budget=f"{report['budget_s']:g}", needed=report["needed"], **common)
     low, high = report["interval"]
     measured = f"{report['ratio']:.3g}x the {report['baseline']} time (interval {low:.3g}-{high:.3g}, n={report['n']})"
     outcome = report["decision"] if report["decision"] in ("pass", "too_slow") else "within_noise"

@@ -20,9 +20,9 @@ import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from grader import contract
 from grader.harness import wire
@@ -161,7 +161,7 @@ class Process:
         rlimits: dict[int, int],
         stdout: Path | Capture,
         stderr: Path | Capture,
-        cgroups: list[str] = (),
+        cgroups: Sequence[str] = (),
         max_reply_bytes: int = wire.MAX_FRAME_BYTES,
     ):
         self.side, self.program, self.lib, self.cwd, self.env = side, program, lib, cwd, env
@@ -241,7 +241,9 @@ class Process:
     def alive(self) -> bool:
         return self.popen is not None and self.status is None
 
-    def exchange(self, header: dict[str, Any], blobs: list[bytes], timeout: float) -> tuple[dict[str, Any], list[bytes], float]:
+    def exchange(
+        self, header: dict[str, Any], blobs: list[bytes], timeout: float
+    ) -> tuple[dict[str, Any], list[bytes], float]:
         """Send one request and wait for its reply; returns (reply, blobs, seconds elapsed).
 
         The request carries a fresh random id that the reply must name: a reply written
@@ -313,7 +315,10 @@ class Family:
     through that loses the case. Signals go out with the student's uid as effective uid.
     """
 
-    def __init__(self, judge_pid: int, trusted: Callable[[], set[int]], workers: Callable[[], set[int]], cgroup: Path | None = None):
+    def __init__(
+        self, judge_pid: int, trusted: Callable[[], set[int]], workers: Callable[[], set[int]],
+        cgroup: Path | None = None,
+    ) -> None:
         self.judge_pid = judge_pid
         self.trusted = trusted  # pids of trusted workers, whose subtrees are not the student's
         self.workers = workers  # pids the judge reaps itself, to read their exit status
@@ -351,7 +356,8 @@ class Family:
     # -- the cgroup's files --
 
     def _file(self, controller: str, name: str) -> Path:
-        return self.cgroup / ("unified" if self.v2 else controller) / name
+        folder = cast(Path, self.cgroup)  # only called where there is one
+        return folder / ("unified" if self.v2 else controller) / name
 
     def join_files(self) -> list[str]:
         """The cgroup.procs files a new student process writes itself into."""
@@ -546,7 +552,8 @@ class Program:
             reason = errno.errorcode.get(error.errno or 0, "OSError")
             raise ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.cannot_start", reason=reason)) from None
         self.loaded = False
-        reply, _, elapsed = self._exchange({"op": "load", "path": str(self.process.program), "module": self.module_name}, [], timeout)
+        reply, _, elapsed = self._exchange(
+            {"op": "load", "path": str(self.process.program), "module": self.module_name}, [], timeout)
         self.budget_s -= elapsed
         if not reply["ok"]:
             raise self._error(reply, syntax=reply.get("syntax") is True)
@@ -582,7 +589,9 @@ class Program:
 
     # -- calls --
 
-    def call(self, number: int, name: str | None, args: tuple[Any, ...], kwargs: dict[str, Any], *, invoke: bool = True) -> Any:
+    def call(
+        self, number: int, name: str | None, args: tuple[Any, ...], kwargs: dict[str, Any], *, invoke: bool = True
+    ) -> Any:
         value, _ = self.timed_call(number, name, args, kwargs, invoke=invoke)
         return value
 
@@ -612,8 +621,9 @@ class Program:
         if not reply["ok"]:
             raise self._error(reply)
         if self.check_mutation and reply["digests"] != sent:
-            changed = [i + 1 for i, (a, b) in enumerate(zip(sent, reply["digests"])) if a != b]
-            raise CheckFailed(f"your code changed its input (argument {changed[0]}) in place; leave the inputs untouched")
+            changed = [i + 1 for i, (a, b) in enumerate(zip(sent, reply["digests"], strict=False)) if a != b]
+            raise CheckFailed(
+                f"your code changed its input (argument {changed[0]}) in place; leave the inputs untouched")
         decoder = wire.Decoder(blobs, handle=self._decode_handle)
         try:
             return decoder.decode(reply.get("value")), elapsed
@@ -646,7 +656,8 @@ class Program:
         except TimeoutError:
             self.stop()
             self.budget_s = 0 if self.budget_s != float("inf") else self.budget_s
-            raise ProgramStopped(self.side, "TIME_LIMIT", Message("stop.no_answer", seconds=round(timeout, 1))) from None
+            raise ProgramStopped(
+                self.side, "TIME_LIMIT", Message("stop.no_answer", seconds=round(timeout, 1))) from None
         except OutputLimitExceeded:
             self.stop()
             limit = min(c.limit for c in self.process.captures)
@@ -712,9 +723,11 @@ class Program:
             return {"$": "fn", "src": value.source}
         if isinstance(value, Remote):
             if value._program is not self:
-                raise TypeError(f"an object from the {value._program.side} program cannot be passed to the {self.side} program")
+                raise TypeError(
+                    f"an object from the {value._program.side} program cannot be passed to the {self.side} program")
             return {"$": "handle", "h": value._number}
-        raise TypeError(f"cannot send a {type(value).__name__} to a program; send plain data, arrays, tensors or fn(...)")
+        raise TypeError(
+            f"cannot send a {type(value).__name__} to a program; send plain data, arrays, tensors or fn(...)")
 
     def _fingerprint(self, value: Any) -> str:
         encoder = wire.Encoder(self._encode_other)

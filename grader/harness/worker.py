@@ -12,11 +12,12 @@ written before its request arrived cannot name it.
 """
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import os
 import sys
 import traceback
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from grader.harness import wire
 
@@ -71,7 +72,8 @@ class Worker:
             code = compile(source, self.program_path, "exec")
         except (SyntaxError, ValueError) as error:
             return {"ok": False, "error": self.describe(error), "syntax": True}, []
-        spec = importlib.util.spec_from_file_location(module_name, path)
+        # a .py path always has a spec
+        spec = cast(importlib.machinery.ModuleSpec, importlib.util.spec_from_file_location(module_name, path))
         module = importlib.util.module_from_spec(spec)
         module.__file__ = path
         sys.modules[module_name] = module
@@ -98,7 +100,8 @@ class Worker:
         reply = {"ok": True, "value": encoder.encode(result)}
         if request.get("digests"):
             # Re-encode the inputs after the call: a changed fingerprint means they were mutated.
-            reply["digests"] = [self.fingerprint(a) for a in args] + [self.fingerprint(kwargs[k]) for k in sorted(kwargs)]
+            reply["digests"] = ([self.fingerprint(a) for a in args]
+                                + [self.fingerprint(kwargs[k]) for k in sorted(kwargs)])
         return reply, encoder.blobs
 
     @staticmethod
@@ -108,7 +111,7 @@ class Worker:
 
         inputs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
         grads = torch.autograd.grad(result, inputs, grad_outputs=torch.ones_like(result), allow_unused=True)
-        return [torch.zeros_like(i) if g is None else g for g, i in zip(grads, inputs)]
+        return [torch.zeros_like(i) if g is None else g for g, i in zip(grads, inputs, strict=True)]
 
     def fingerprint(self, value: Any) -> str:
         """Encoded exactly as the judge encoded the value it sent (handles by number only)."""
@@ -143,9 +146,11 @@ class Worker:
 
     def describe(self, error: BaseException) -> dict[str, Any]:
         """The error as the student should see it: their own frames only."""
-        frames = [f for f in traceback.extract_tb(error.__traceback__) if os.path.abspath(f.filename) == self.program_path]
+        frames = [f for f in traceback.extract_tb(error.__traceback__)
+                  if os.path.abspath(f.filename) == self.program_path]
         name = os.path.basename(self.program_path) or "program"
-        lines = [f'  File "{name}", line {f.lineno}, in {f.name}\n' + (f"    {f.line}\n" if f.line else "") for f in frames]
+        lines = [f'  File "{name}", line {f.lineno}, in {f.name}\n' + (f"    {f.line}\n" if f.line else "")
+                 for f in frames]
         if isinstance(error, SyntaxError):
             lineno = error.lineno or 0
             detail = f"{error.msg} ({name}, line {lineno})"
