@@ -36,7 +36,7 @@ def test_a_form_in_a_charset_django_refuses_gets_a_400_page(student_client, exer
         response = student_client.post(url, data=b"code=caf%E9",
                                        content_type="application/x-www-form-urlencoded; charset=latin-1")
         assert response.status_code == 400
-        assert "We could not read that request" in response.content.decode()
+        assert "The site could not understand that request" in response.content.decode()
     assert not Submission.objects.exists()
 
 
@@ -133,4 +133,4 @@ def test_the_last_retry_of_an_engine_fault_stores_failed_not_counted(exercise, m
     assert (submission.status, submission.score, submission.result["cause"]) == ("failed", None, "sandbox unavailable")
     client.force_login(user)
     page = client.get(reverse("submissions:status", args=[submission.id])).content.decode()
-    assert "It is not counted against you" in page and "it was not counted" in page
+    assert "It is not counted against you" in page
