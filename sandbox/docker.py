@@ -69,6 +69,7 @@ def container_config(
     options: RunOptions,
     runtime: str = "runc",
     preload: Sequence[str] = (),
+    pooled: bool = False,
     lifetime_s: float | None = None,
     extra_labels: Mapping[str, str] | None = None,
     mounts: Mapping[str, str] | None = None,
@@ -76,7 +77,7 @@ def container_config(
     """The keyword arguments of ``containers.create`` for one sandbox (pure, so it can be inspected)."""
     lifetime_s = lifetime_s if lifetime_s is not None else STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S + 60
     labels = {**(extra_labels or {}), LABEL: "1", EXPIRES_LABEL: f"{time.time() + lifetime_s:.0f}"}
-    if preload:
+    if pooled:
         labels[POOL_LABEL] = "1"
     config: dict[str, Any] = dict(
         image=image,
@@ -246,7 +247,8 @@ class DockerSandbox(Sandbox):
         extra: JobLimits = {"nproc": limits.pids} if self.runtime == "runsc" else {}
 
         def job_for(attached: _Attached) -> bytes:
-            return encode_job(files, argv, limits, {**options.env, **attached.delegation.env()}, WORKDIR, extra)
+            env = {**options.env, **attached.delegation.env()}
+            return encode_job(files, argv, limits, env, WORKDIR, extra, zygote=options.zygote)
 
         warm = self.pool.take(limits, options) if self.pool is not None else None
         if warm is not None:
@@ -255,7 +257,7 @@ class DockerSandbox(Sandbox):
             except OSError:  # it died between the pool's check and now: start cold
                 self.discard(warm)
                 warm = None
-        attached = warm or self.start(limits, options)
+        attached = warm or self.start(limits, options, preload=options.preload)
         try:
             if warm is None:
                 try:
@@ -518,7 +520,7 @@ class WarmPool:
                 self.sandbox.discard(attached)
 
     def _start_one(self, limits: Limits) -> _Attached:
-        attached = self.sandbox.start(limits, RunOptions(), preload=self.preload, lifetime_s=POOL_TTL_S)
+        attached = self.sandbox.start(limits, RunOptions(), preload=self.preload, pooled=True, lifetime_s=POOL_TTL_S)
         ended = attached.read_until(time.monotonic() + POOL_READY_TIMEOUT_S, 1024, stop_after=READY)
         if ended != "stop":
             self.sandbox.discard(attached)

@@ -52,7 +52,6 @@ from grader.harness.programs import (
     Program,
     Remote,
     RemoteAttribute,
-    become_subreaper,
     log_for_operators,
     privileged,
 )
@@ -92,7 +91,6 @@ class Judge:
     # -- setup ------------------------------------------------------------------------
 
     def prepare(self) -> None:
-        become_subreaper()
         self.private = Path(tempfile.mkdtemp(prefix="judge-"))  # 0700, root: stdout files, reference cwd
         self.lib = Path(tempfile.mkdtemp(prefix="lib-"))  # what the student may read: harness code, own file
         self.home = Path(tempfile.mkdtemp(prefix="student-"))  # the student's cwd and only writable place
@@ -127,11 +125,7 @@ class Judge:
             resource.RLIMIT_FSIZE: FILE_SIZE_LIMIT,  # files it writes; stdout and stderr are pipes, counted below
             resource.RLIMIT_CORE: 0,
         }
-        family = Family.for_sandbox(
-            os.getpid(),
-            trusted=lambda: {self.reference_process.pid},
-            workers=lambda: {self.reference_process.pid, self.student_process.pid},
-        )
+        family = Family.for_sandbox(trusted=lambda: {self.reference_process.pid})
         if self.isolated and not family.limit_processes(int(self.limits["pids"])):
             # No lent cgroup (gVisor): RLIMIT_NPROC counts per uid, and the lent uid (or,
             # under gVisor, the sandbox's own kernel) makes the count this sandbox's alone.
