@@ -22,7 +22,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-FORMAT = 2  # of the result document; 2 added message_id and message_params to rows, and operator_log
+FORMAT = 3  # of the result document; 2 added message_id and message_params to rows, and operator_log; 3 fresh_imports
 
 # The bundle, as the judge finds it in its working folder.
 MANIFEST_FILE = "exercise/manifest.json"
@@ -114,6 +114,9 @@ class ResultDocument:
     isolated: bool = True  # False in unisolated development mode
     internal_error: str | None = None  # the judge's own failure: a platform fault, not the student's
     operator_log: list[str] = dataclasses.field(default_factory=list)  # for the operators, never for students
+    # Heavy modules a process of this grading imported itself rather than inherited from the
+    # sandbox's preload ("reference:torch"): what the zygote is meant to make empty.
+    fresh_imports: list[str] = dataclasses.field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -126,6 +129,7 @@ class ResultDocument:
             "isolated": self.isolated,
             "internal_error": self.internal_error,
             "operator_log": list(self.operator_log),
+            "fresh_imports": list(self.fresh_imports),
         }
 
     def to_json(self) -> bytes:
@@ -173,6 +177,7 @@ class ResultDocument:
             isolated=_typed(document, "isolated", bool, "result"),
             internal_error=internal_error,
             operator_log=operator_log,
+            fresh_imports=_strings(document, "fresh_imports"),
         )
 
 

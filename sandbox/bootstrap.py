@@ -39,7 +39,7 @@ import time
 from typing import IO, cast
 
 from sandbox.framing import READY, Job, Report, pack_report, read_job
-from sandbox.zygote import FD_ENV, fork_zygote, python_tail, run_python
+from sandbox.zygote import FD_ENV, PRELOADED_ENV, fork_zygote, python_tail, run_python
 
 PIPE_CHUNK = 65536
 POLL_S = 0.05
@@ -205,6 +205,7 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.s
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
         env = _child_env(job.get("env") or {})
+        env[PRELOADED_ENV] = ",".join(PRELOADED)
         first_free = 3
         if zygote is not None:
             fd = zygote.detach()  # closed below unless lent: the object must never close a reused number
@@ -356,12 +357,16 @@ def supervise(job: Job, zygote: socket.socket | None) -> tuple[Report, bytes, by
     return report, bytes(kept[out_r]), bytes(kept[err_r]), files
 
 
+PRELOADED: list[str] = []
+
+
 def preload(modules: list[str]) -> None:
     """Import what the program will need, one thread each: the zygote forks after this."""
     for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(variable, "1")  # read when the libraries load; a fork needs no pool
     for module in modules:
         __import__(module)
+        PRELOADED.append(module)
 
 
 def main() -> None:

@@ -51,6 +51,10 @@ LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"
 POOL_LABEL = "graphdojo.pool"
 CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # what the judge needs to drop to the lent uid and stop its child
+# cpu.shares: a pooled container preloads (imports torch) at a low weight, so that refilling
+# never slows a running grading down; taken for a job, it gets the normal weight back.
+POOL_CPU_SHARES = 64
+RUNNING_CPU_SHARES = 1024
 STARTUP_GRACE_S = 30.0   # a cold container must have read its job within this
 POOL_TTL_S = 3600.0      # a pooled container older than this is replaced (and the janitor may take it)
 POOL_READY_TIMEOUT_S = 120.0
@@ -103,6 +107,7 @@ def container_config(
         memswap_limit=f"{limits.memory_mb}m",  # swap == memory, or the OOM killer never fires inside the limit
         pids_limit=RUNSC_HOST_PIDS if runtime == "runsc" else limits.pids,
         nano_cpus=int(limits.cpus * 1e9),
+        cpu_shares=POOL_CPU_SHARES if pooled else RUNNING_CPU_SHARES,
         cap_drop=["ALL"],
         cap_add=CAPABILITIES,
         security_opt=["no-new-privileges"],
@@ -447,7 +452,7 @@ class WarmPool:
             self._wake.set()
             if attached is None:
                 return None
-            if _alive(attached):
+            if _alive(attached) and _prioritise(attached):
                 return attached
             self.sandbox.discard(attached)
 
@@ -537,6 +542,16 @@ class WarmPool:
                     if attached in self._ready.get(key, ()):
                         self._ready[key].remove(attached)
                 self.sandbox.discard(attached)
+
+
+def _prioritise(attached: _Attached) -> bool:
+    """Give a pooled container the CPU weight of a running grading; False if the engine refused."""
+    try:
+        attached.container.update(cpu_shares=RUNNING_CPU_SHARES)
+    except (DockerException, OSError) as error:
+        log.warning("warm pool: cannot raise a container's CPU weight (%s); starting cold", error)
+        return False
+    return True
 
 
 def _alive(attached: _Attached) -> bool:

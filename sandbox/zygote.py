@@ -41,17 +41,20 @@ import json
 import os
 import random
 import resource
+import runpy
 import select
 import signal
 import socket
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 FD_ENV = "SANDBOX_ZYGOTE_FD"  # the judge's end of the socket, where a sandbox lends a zygote
+PRELOADED_ENV = "SANDBOX_PRELOADED"  # the modules imported before the job, comma-separated
 MAX_MESSAGE = 1 << 20
 MAX_FDS = 16
 _PR_SET_DUMPABLE = 4
@@ -59,6 +62,9 @@ _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
 _HIGH_FD = 100  # where received descriptors wait while 0, 1, 2... are being installed
 _REAP_EVERY_S = 0.05
+
+
+_GONE = "the zygote is gone (it exits at once rather than fork with CUDA initialised)"
 
 
 class ZygoteError(OSError):
@@ -142,14 +148,7 @@ class _Server:
         if pid == 0:  # the worker-to-be
             self.sock.detach()  # its descriptor is closed below; the object must never close a reused number
             os.close(report_read)
-            try:
-                _become_worker(request, fds, report_write)
-            except BaseException as error:  # noqa: B036 - whatever stopped the set-up is reported
-                number = error.errno if isinstance(error, OSError) and error.errno else 1
-                try:
-                    os.write(report_write, json.dumps({"errno": number, "error": str(error)[:500]}).encode())
-                finally:
-                    os._exit(127)
+            _become_worker(request, fds, report_write)
             run_python(list(request["argv"]), isolated=True)
         os.close(report_write)
         chunks = []
@@ -185,12 +184,13 @@ class _Server:
             time.sleep(0.002)
 
     def kill_all(self) -> None:
-        for pid in self.workers:
+        for pid in list(self.workers):
             for kill in (os.killpg, os.kill):
                 try:
                     kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
+            self.wait(pid, 1.0)
 
 
 def _close(fd: int) -> None:
@@ -201,20 +201,35 @@ def _close(fd: int) -> None:
 
 
 def _become_worker(request: dict[str, Any], fds: Sequence[int], report_fd: int) -> None:
-    """In the forked child: make it the process ``request`` asks for, as an exec would have.
-
-    Order matters: everything that needs root (the cgroups, the OOM score, raising a
-    limit) happens before the uid is dropped, and nothing of the grading is imported
-    until the very end.
-    """
-    os.setsid()
-    # Descriptors: the received ones become 0, 1, 2, 3...; everything else is closed,
-    # the socket to this zygote first of all.
-    moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, _HIGH_FD) for fd in fds]
+    """In the forked child: make it the process ``request`` asks for, as an exec would have,
+    and close ``report_fd``; or write there why it could not, and exit."""
     report = fcntl.fcntl(report_fd, fcntl.F_DUPFD, _HIGH_FD + MAX_FDS)
+    try:
+        _set_up(request, fds, report)
+    except BaseException as error:  # noqa: B036 - whatever stopped the set-up is reported
+        number = error.errno if isinstance(error, OSError) and error.errno else 1
+        try:
+            os.write(report, json.dumps({"errno": number, "error": str(error)[:500]}).encode())
+        finally:
+            os._exit(127)
+    os.close(report)  # end of file for the zygote: started
+
+
+def _set_up(request: dict[str, Any], fds: Sequence[int], report: int) -> None:
+    """Order matters: everything that needs root (the cgroups, the OOM score, raising a
+    limit) happens before the uid is dropped, and nothing of the grading is imported
+    until the very end."""
+    os.setsid()
+    # Descriptors: the received ones become 0, 1, 2, 3...; everything else but the report
+    # pipe is closed, the socket to this zygote first of all.
+    moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, _HIGH_FD) for fd in fds]
     for number, fd in enumerate(moved):
         os.dup2(fd, number)
-    os.closerange(len(moved), report)
+    if len(moved) < 3:  # no standard stream left closed, for the next open() to land on
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for number in range(len(moved), 3):
+            os.dup2(devnull, number)
+    os.closerange(max(len(moved), 3), report)
     os.closerange(report + 1, _max_fd())
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8")
@@ -232,6 +247,7 @@ def _become_worker(request: dict[str, Any], fds: Sequence[int], report_fd: int) 
             file.write(str(os.getpid()))
     for which, soft, hard in request.get("rlimits") or []:
         resource.setrlimit(int(which), (int(soft), int(hard)))
+    _reseed(request["env"].get("OMP_NUM_THREADS", ""))  # while the installation is surely readable
     uid = request.get("uid")
     if uid is not None:
         # All three uids non-zero: the kernel clears every capability, for good.
@@ -242,8 +258,6 @@ def _become_worker(request: dict[str, Any], fds: Sequence[int], report_fd: int) 
     _prctl(_PR_SET_DUMPABLE, 1)  # as after an exec: the worker may read its own /proc files
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in request["env"].items()})
-    _reseed(os.environ.get("OMP_NUM_THREADS", ""))
-    os.close(report)  # end of file for the zygote: started
 
 
 def _max_fd() -> int:
@@ -301,9 +315,6 @@ def run_python(tail: list[str], isolated: bool = False) -> None:
 
     ``isolated`` as ``python3 -I``: nothing is added to sys.path for -c.
     """
-    import runpy
-    import traceback
-
     sys.dont_write_bytecode = True
     code = 0
     try:
@@ -431,9 +442,9 @@ class Zygote:
             socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
             data = self.sock.recv(MAX_MESSAGE)
         except OSError as error:
-            raise ZygoteError(error.errno or 32, f"the zygote is gone: {error}") from None
+            raise ZygoteError(error.errno or 32, f"{_GONE}: {error}") from None
         if not data:
-            raise ZygoteError(32, "the zygote is gone (it refuses to fork once CUDA is initialised)")
+            raise ZygoteError(32, _GONE)
         reply: dict[str, Any] = json.loads(data)
         return reply
 

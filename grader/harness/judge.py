@@ -44,6 +44,7 @@ from grader.harness.api import Case, CheckFailed, InProgram, ProgramError, Progr
 from grader.harness.messages import Message
 from grader.harness.programs import (
     FILE_SIZE_LIMIT,
+    HEAVY_MODULES,
     OPERATOR_LOG,
     Capture,
     Family,
@@ -56,6 +57,7 @@ from grader.harness.programs import (
     privileged,
 )
 from grader.harness.wire import MAX_FRAME_BYTES
+from sandbox.zygote import PRELOADED_ENV
 
 if TYPE_CHECKING:
     from importlib.abc import Loader
@@ -183,7 +185,14 @@ class Judge:
             notes=self.notes,
             isolated=self.isolated,
             operator_log=OPERATOR_LOG[-20:],
+            fresh_imports=self._fresh_imports(),
         )
+
+    def _fresh_imports(self) -> list[str]:
+        """Heavy modules imported during this grading rather than inherited from the preload."""
+        preloaded = os.environ.get(PRELOADED_ENV, "").split(",")
+        mine = [f"judge:{m}" for m in HEAVY_MODULES if m in sys.modules and m not in preloaded]
+        return mine + [f"{side.side}:{m}" for side in (self.reference, self.student) for m in side.fresh_imports]
 
     def _run_all(self) -> list[CheckRow]:
         self.perf_reports: list[dict[str, Any]] = []

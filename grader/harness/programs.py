@@ -35,7 +35,10 @@ FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
 FILE_SIZE_LIMIT = 16 * 2**20  # any file the student writes
 FREEZE_TIMEOUT_S = 5.0
 OPERATOR_LOG: list[str] = []  # judge tracebacks: for the operators, never shown to the student
-_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from grader.harness.worker import main; main()"
+# Which heavy modules the worker inherited is noted before anything of the harness imports them.
+HEAVY_MODULES = ("numpy", "torch")
+_BOOT = (f"import sys; inherited = [m for m in {HEAVY_MODULES!r} if m in sys.modules]; "
+         "sys.path.insert(0, sys.argv[1]); from grader.harness.worker import main; main(inherited)")
 _PR_SET_NO_NEW_PRIVS = 38
 
 
@@ -499,6 +502,7 @@ class Program:
         self.process = process
         self.family = family
         self.loaded = False
+        self.fresh_imports: list[str] = []  # heavy modules its worker imported itself (diagnostics)
         self.budget_s = float("inf")  # seconds of calls left; the judge sets it per phase
         self.check_mutation = side == "student"
 
@@ -520,6 +524,9 @@ class Program:
         self.budget_s -= elapsed
         if not reply["ok"]:
             raise self._error(reply, syntax=reply.get("syntax") is True)
+        fresh = reply.get("fresh")
+        if type(fresh) is list:
+            self.fresh_imports = [m for m in HEAVY_MODULES if m in fresh]
         self.loaded = True
 
     @property
