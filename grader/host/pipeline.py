@@ -125,6 +125,7 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
             operator_log=operator_log,
             **common,
         )
+    common["usage"].fresh_imports = list(document.fresh_imports)
     if document.operator_log:
         log.warning("judge operator log: %s", document.operator_log)
     common["operator_log"] = list(document.operator_log)
