@@ -276,8 +276,10 @@ def _fail(message_id: str, **params: Any) -> NoReturn:
 
 
 def _part(what: Localized, suffix: str) -> Localized:
-    """``what`` followed by an index or key, in every language: result['z'], 结果[0]."""
-    return {language: text + suffix for language, text in what.items()}
+    """``what`` followed by an index or key, in every language: result['z'], 结果[0]; inside
+    the code span when ``what`` ends with one (`execute(feed)['z']`)."""
+    return {language: text[:-1] + suffix + "`" if text.endswith("`") else text + suffix
+            for language, text in what.items()}
 
 
 def _compare(got: Any, want: Any, rtol: float | None, atol: float | None, what: Localized) -> None:

@@ -199,8 +199,9 @@ def localize(template: object, **params: Any) -> Localized:
 
 
 def as_code(text: str) -> Localized:
-    """A value's name that is code (``"x @ w + b"``), which reads the same in every language."""
-    return {language: text for language in LANGUAGES}
+    """A value's name that is code (``"x @ w + b"``), which reads the same in every language; the
+    page shows it as code (a check's texts mark code with backticks: "the `.grad` of x")."""
+    return {language: f"`{text}`" for language in LANGUAGES}
 
 
 def in_english(value: Any) -> Any:

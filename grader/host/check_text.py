@@ -10,7 +10,8 @@ solution, starter or mutant takes:
   placeholders in each, and a keyword for every placeholder;
 - ``what=`` of ``close``, ``equal`` and ``raises`` is a literal dict per language, a
   ``localize(...)`` or ``as_code(...)`` call or a name (checked when it runs), never a string;
-- a checks.py never raises ``CheckFailed`` itself (``fail`` says it in every language).
+- a checks.py never raises ``CheckFailed`` itself (``fail`` says it in every language);
+- code in a text is marked with backticks (`` `execute()` ``), which come in pairs.
 """
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ def _template_problems(call: ast.Call) -> list[str]:
         checked = check_localized(template)
     except UntranslatedText as error:
         return [str(error)]
+    if unbalanced := _unbalanced_code(checked):
+        return unbalanced
     if any(keyword.arg is None for keyword in call.keywords):
         return []  # **params: the names are known only when it runs
     given = {keyword.arg for keyword in call.keywords}
@@ -85,7 +88,13 @@ def _naming_problems(node: ast.expr) -> list[str]:
         if value is None:
             return ['a dict of literal strings is needed: {"en": "...", "zh-hans": "..."}; use localize() for values']
         try:
-            check_localized(value, is_template=False)
+            return _unbalanced_code(check_localized(value, is_template=False))
         except UntranslatedText as error:
             return [str(error)]
-    return []  # a name or a localize(...) call: checked when it runs (and the call above)
+    return []
+
+
+def _unbalanced_code(text: dict[str, str]) -> list[str]:
+    """Code in a text is marked `like this`; a lone backtick would show the rest as code."""
+    return [f"the {language} text {value!r} has an unpaired backtick (code is marked `like this`)"
+            for language, value in text.items() if value.count("`") % 2]  # a name or a localize(...) call: checked when it runs (and the call above)

@@ -163,9 +163,14 @@ BASELINES = {"reference": pgettext_lazy("perf baseline", "reference solution")}
 
 
 def in_language(text: dict[str, Any]) -> str:
-    """A check's own words (a text per language) in the reader's language, else in English."""
+    """A check's own words (a text per language) in the reader's language, else in English,
+    HTML-safe, with its `code spans` shown as code."""
     language = "zh-hans" if (get_language() or "en").lower().startswith("zh") else "en"
-    return str(text.get(language) or text.get("en") or "")
+    chosen = str(text.get(language) or text.get("en") or "")
+    parts = re.split(r"`([^`]+)`", chosen)
+    return mark_safe("".join(  # every part is escaped; only our <code> tags are markup
+        format_html("<code>{}</code>", part) if i % 2 else conditional_escape(part) for i, part in enumerate(parts)
+    ))
 
 
 def _shown(name: str, value: Any) -> Any:
@@ -173,7 +178,7 @@ def _shown(name: str, value: Any) -> Any:
     durations in words, English prose translated where a pattern knows it, a baseline by its
     name, values (names and data from the student's code) as code."""
     if isinstance(value, dict):
-        return conditional_escape(in_language(value))
+        return in_language(value)
     if name == "baseline" and str(value) in BASELINES:
         return BASELINES[str(value)]
     if name in _SECONDS:
@@ -195,7 +200,7 @@ def render(row: dict[str, Any]) -> str:
     if row.get("message_id") == "check.failed" and isinstance(params, dict):
         detail = params.get("detail", "")
         if isinstance(detail, dict):
-            return conditional_escape(in_language(detail))
+            return in_language(detail)
         return translate_english(str(detail))  # an English-only detail (result format 2, or the judge's own)
     if entry is None or not isinstance(params, dict):
         return translate_english(str(row.get("message", "")))

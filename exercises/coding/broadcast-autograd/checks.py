@@ -48,11 +48,11 @@ def compare(student, reference, steps, what):
         nodes[-1].backward()
         results.append(([nodes[i].data.get() for i in (len(nodes) - 1,)], [nodes[i].grad.get() for i in leaves]))
     (got_out, got_grads), (want_out, want_grads) = results
-    close(got_out, want_out, what=localize({"en": "{what}: the output's .data", "zh-hans": "{what}：输出的 .data"}, what=what))
+    close(got_out, want_out, what=localize({"en": "{what}: the output's `.data`", "zh-hans": "{what}：输出的 `.data`"}, what=what))
     for leaf, got, want in zip(leaves, got_grads, want_grads):
         shape = np.shape(steps[leaf][1])
         close(got, want, what=localize(
-            {"en": "{what}: .grad of the input of shape {shape}", "zh-hans": "{what}：形状为 {shape} 的输入的 .grad"},
+            {"en": "{what}: `.grad` of the input of shape {shape}", "zh-hans": "{what}：形状为 {shape} 的输入的 `.grad`"},
             what=what, shape=shape))
 
 
@@ -79,15 +79,15 @@ def a_layer_with_a_broadcast_bias(student, reference, rng):
 @check(points=1, title={"en": "A size-1 axis is summed back in the gradient", "zh-hans": "长度为 1 的轴在梯度中被求和还原"})
 def a_size_one_axis_is_summed_back(student, reference, rng):
     steps = [leaf(rng, (3, 1)), leaf(rng, (1, 4)), ("binary", "mul", 0, 1), ("sum", 2, None)]
-    compare(student, reference, steps, {"en": "sum(a * b) with a (3, 1) and b (1, 4)",
-                                         "zh-hans": "sum(a * b)，其中 a 的形状为 (3, 1)，b 的形状为 (1, 4)"})
+    compare(student, reference, steps, {"en": "`sum(a * b)` with a (3, 1) and b (1, 4)",
+                                         "zh-hans": "`sum(a * b)`，其中 a 的形状为 (3, 1)，b 的形状为 (1, 4)"})
 
 
 @check(points=1, title={"en": "A scalar tensor broadcast everywhere", "zh-hans": "标量张量被广播到所有位置"})
 def a_scalar_tensor_is_broadcast_everywhere(student, reference, rng):
     steps = [leaf(rng, ()), leaf(rng, (2, 3)), ("binary", "add", 1, 0), ("exp", 2), ("sum", 3, None)]
-    compare(student, reference, steps, {"en": "sum(exp(x + s)) with s of shape ()",
-                                         "zh-hans": "sum(exp(x + s))，其中 s 的形状为 ()"})
+    compare(student, reference, steps, {"en": "`sum(exp(x + s))` with s of shape ()",
+                                         "zh-hans": "`sum(exp(x + s))`，其中 s 的形状为 ()"})
 
 
 @check(points=1, title={"en": "Plain numbers on either side of an operator", "zh-hans": "运算符两侧出现普通数字"})
@@ -171,5 +171,5 @@ CHAIN = fn(
 @check(points=1, title={"en": "A chain of 3000 ops", "zh-hans": "3000 个运算组成的链"})
 def a_chain_of_3000_ops(student, reference, rng):
     close(run_in(student, CHAIN, 1500), run_in(reference, CHAIN, 1500),
-          what={"en": "(value, x.grad, b.grad) after 1500 steps of y = y * 0.999 + b",
-                "zh-hans": "执行 1500 步 y = y * 0.999 + b 之后的 (value, x.grad, b.grad)"})
+          what={"en": "`(value, x.grad, b.grad)` after 1500 steps of `y = y * 0.999 + b`",
+                "zh-hans": "执行 1500 步 `y = y * 0.999 + b` 之后的 `(value, x.grad, b.grad)`"})

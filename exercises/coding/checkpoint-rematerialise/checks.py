@@ -76,7 +76,7 @@ def keeps_only_the_inputs(student, reference, rng):
 @check(points=2, title={"en": "Dropout draws the same mask again", "zh-hans": "重算时 dropout 生成同样的掩码"})
 def dropout_draws_the_same_mask_again(student, reference, rng):
     x, w = tensor(rng.normal(size=(8, 6))), tensor(rng.normal(size=(6, 10)))
-    compare(student, reference, DROPOUT, (x, w), {"en": "a block with dropout(p=0.5)", "zh-hans": "带 dropout(p=0.5) 的模块"})
+    compare(student, reference, DROPOUT, (x, w), {"en": "a block with `dropout(p=0.5)`", "zh-hans": "带 `dropout(p=0.5)` 的模块"})
 
 
 @check(points=1, title={"en": "Arguments that are not trained", "zh-hans": "不参与训练的参数"})

@@ -27,14 +27,14 @@ def evaluate(graph, feed):
 def compare(student, reference, graph, what, rng=None):
     got, want = student.eliminate(graph), reference.eliminate(graph)
     if not isinstance(got, dict) or not isinstance(got.get("nodes"), list) or not isinstance(got.get("outputs"), list):
-        fail({"en": "{what}: eliminate() must return a dict with lists under 'nodes' and 'outputs'",
-              "zh-hans": "{what}：eliminate() 必须返回一个 dict，其 'nodes' 和 'outputs' 下都是列表"}, what=what)
+        fail({"en": "{what}: `eliminate()` must return a dict with lists under `'nodes'` and `'outputs'`",
+              "zh-hans": "{what}：`eliminate()` 必须返回一个 dict，其 `'nodes'` 和 `'outputs'` 下都是列表"}, what=what)
     names = set()
     for node in got["nodes"]:
         for name in node["inputs"]:
             if name not in names:
-                fail({"en": "{what}: node {node!r} uses {name!r}, which is not a node listed before it",
-                      "zh-hans": "{what}：节点 {node!r} 用到了 {name!r}，但它不是排在前面的节点"},
+                fail({"en": "{what}: node `{node!r}` uses `{name!r}`, which is not a node listed before it",
+                      "zh-hans": "{what}：节点 `{node!r}` 用到了 `{name!r}`，但它不是排在前面的节点"},
                      what=what, node=node["name"], name=name)
         names.add(node["name"])
     inputs = [n["name"] for n in graph["nodes"] if n["op"] == "input"]
@@ -49,12 +49,12 @@ def compare(student, reference, graph, what, rng=None):
     theirs = sorted(n["name"] for n in want["nodes"])
     extra = sorted(set(mine) - set(theirs))
     if extra:
-        fail({"en": "{what}: {node!r} computes a value an earlier node already computes",
-              "zh-hans": "{what}：{node!r} 计算的值已由前面的某个节点算过"}, what=what, node=extra[0])
+        fail({"en": "{what}: `{node!r}` computes a value an earlier node already computes",
+              "zh-hans": "{what}：`{node!r}` 计算的值已由前面的某个节点算过"}, what=what, node=extra[0])
     missing = sorted(set(theirs) - set(mine))
     if missing:
-        fail({"en": "{what}: {node!r} is gone, but no earlier node computes its value",
-              "zh-hans": "{what}：{node!r} 被删掉了，但前面没有节点计算同样的值"}, what=what, node=missing[0])
+        fail({"en": "{what}: `{node!r}` is gone, but no earlier node computes its value",
+              "zh-hans": "{what}：`{node!r}` 被删掉了，但前面没有节点计算同样的值"}, what=what, node=missing[0])
     equal(list(got["outputs"]), list(want["outputs"]), what=localize({"en": "{what}: outputs", "zh-hans": "{what}：输出"}, what=what))
 
 
@@ -86,7 +86,7 @@ def commutative_ops_match_either_way(student, reference, rng):
 def merges_cascade(student, reference, rng):
     g = graph(("x", "input"), ("t1", "tanh", "x"), ("t2", "tanh", "x"), ("e1", "exp", "t1"), ("e2", "exp", "t2"),
               ("y", "sub", "e1", "e2"), outputs=["y", "e2"])
-    compare(student, reference, g, {"en": "exp(tanh(x)) twice", "zh-hans": "两次 exp(tanh(x))"})
+    compare(student, reference, g, {"en": "`exp(tanh(x))` twice", "zh-hans": "两次 `exp(tanh(x))`"})
 
 
 @check(points=1, title={"en": "Inputs and constants are handled right", "zh-hans": "正确处理输入与常量"})

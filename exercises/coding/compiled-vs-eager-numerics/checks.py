@@ -31,15 +31,15 @@ def row_sums(rng, kind, dtype, rows, n):
 def judge(student, eager, compiled, gold, should, what):
     got = student.agrees(eager, compiled, gold)
     if not isinstance(got, bool):
-        fail({"en": "{what}: return True or False, got {got!r:.60}",
-              "zh-hans": "{what}：应返回 True 或 False，实际返回 {got!r:.60}"}, what=what, got=got)
+        fail({"en": "{what}: return True or False, got `{got!r:.60}`",
+              "zh-hans": "{what}：应返回 True 或 False，实际返回 `{got!r:.60}`"}, what=what, got=got)
     equal(got, should, what=what)
 
 
 def named(rng, kind, dtype, n):
     eager, compiled, gold, should = row_sums(rng, kind, dtype, 8, n)
-    what = localize({"en": "agrees() for {kind} row sums of 8x{n} {dtype} values",
-                     "zh-hans": "对 8x{n} 个 {dtype} 值做{kind}行求和时的 agrees()"},
+    what = localize({"en": "`agrees()` for {kind} row sums of 8x{n} {dtype} values",
+                     "zh-hans": "对 8x{n} 个 {dtype} 值做{kind}行求和时的 `agrees()`"},
                     kind=KINDS[kind], n=n, dtype=np.dtype(dtype).name)
     return eager, compiled, gold, should, what
 
@@ -82,8 +82,8 @@ def nan_where_the_answer_is_finite_does_not(student, reference, rng):
     eager, compiled, gold, _, _ = named(np.random.default_rng(5), "reordered", np.float32, 64)
     compiled = compiled.copy()
     compiled[3] = np.nan
-    judge(student, eager, compiled, gold, False, {"en": "agrees() when one compiled row sum is NaN",
-                                                     "zh-hans": "编译结果中有一行的和为 NaN 时的 agrees()"})
+    judge(student, eager, compiled, gold, False, {"en": "`agrees()` when one compiled row sum is NaN",
+                                                     "zh-hans": "编译结果中有一行的和为 NaN 时的 `agrees()`"})
 
 
 @check(points=4, title={"en": "Random cases", "zh-hans": "随机用例"})

@@ -39,19 +39,19 @@ def evaluate(graph, feed, run=0):
 
 def well_formed(graph, what):
     if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list):
-        fail({"en": "{what}: optimize() must return a dict with a list under 'nodes', got {graph!r:.80}",
-              "zh-hans": "{what}：optimize() 必须返回一个 'nodes' 下为列表的 dict，实际返回 {graph!r:.80}"},
+        fail({"en": "{what}: `optimize()` must return a dict with a list under `'nodes'`, got `{graph!r:.80}`",
+              "zh-hans": "{what}：`optimize()` 必须返回一个 `'nodes'` 下为列表的 dict，实际返回 `{graph!r:.80}`"},
              what=what, graph=graph)
     seen = set()
     for node in graph["nodes"]:
         if not isinstance(node, dict) or "name" not in node or "op" not in node:
-            fail({"en": "{what}: every node must be a dict with 'name', 'op' and 'inputs', got {node!r:.80}",
-                  "zh-hans": "{what}：每个节点都必须是含 'name'、'op' 和 'inputs' 的 dict，实际为 {node!r:.80}"},
+            fail({"en": "{what}: every node must be a dict with `'name'`, `'op'` and `'inputs'`, got `{node!r:.80}`",
+                  "zh-hans": "{what}：每个节点都必须是含 `'name'`、`'op'` 和 `'inputs'` 的 dict，实际为 `{node!r:.80}`"},
                  what=what, node=node)
         for name in node.get("inputs", []):
             if name not in seen:
-                fail({"en": "{what}: node {node!r} uses {name!r}, which is not listed before it",
-                      "zh-hans": "{what}：节点 {node!r} 用到了 {name!r}，但它没有排在前面"},
+                fail({"en": "{what}: node `{node!r}` uses `{name!r}`, which is not listed before it",
+                      "zh-hans": "{what}：节点 `{node!r}` 用到了 `{name!r}`，但它没有排在前面"},
                      what=what, node=node["name"], name=name)
         seen.add(node["name"])
     if graph.get("outputs") is None or any(name not in seen for name in graph["outputs"]):
@@ -77,27 +77,27 @@ def compare(student, reference, graph, feeds, what):
     theirs = {node["name"]: node for node in want["nodes"]}
     dead = sorted(set(mine) - set(theirs))
     if dead:
-        fail({"en": "{what}: node {node!r} should be gone (it is dead, or folded into a constant nobody else uses)",
-              "zh-hans": "{what}：节点 {node!r} 应当被删除（它是死代码，或已折叠进一个没有其他节点使用的常量）"},
+        fail({"en": "{what}: node `{node!r}` should be gone (it is dead, or folded into a constant nobody else uses)",
+              "zh-hans": "{what}：节点 `{node!r}` 应当被删除（它是死代码，或已折叠进一个没有其他节点使用的常量）"},
              what=what, node=dead[0])
     lost = sorted(set(theirs) - set(mine))
     if lost:
-        fail({"en": "{what}: node {node!r} is missing, but an output still needs it",
-              "zh-hans": "{what}：缺少节点 {node!r}，但仍有输出需要它"}, what=what, node=lost[0])
+        fail({"en": "{what}: node `{node!r}` is missing, but an output still needs it",
+              "zh-hans": "{what}：缺少节点 `{node!r}`，但仍有输出需要它"}, what=what, node=lost[0])
     for name, node in theirs.items():
         if node["op"] in ("random", "print") and mine[name]["op"] != node["op"]:
-            fail({"en": "{what}: node {name!r} is a {op} node: it must stay one, not become a {became!r} node",
-                  "zh-hans": "{what}：节点 {name!r} 是 {op} 节点：它必须保持不变，不能变成 {became!r} 节点"},
+            fail({"en": "{what}: node `{name!r}` is a {op} node: it must stay one, not become a `{became!r}` node",
+                  "zh-hans": "{what}：节点 `{name!r}` 是 {op} 节点：它必须保持不变，不能变成 `{became!r}` 节点"},
                  what=what, name=name, op=node["op"], became=mine[name]["op"])
         if node["op"] == "const" and mine[name]["op"] != "const":
-            fail({"en": "{what}: node {name!r} depends only on constants and should have been folded",
-                  "zh-hans": "{what}：节点 {name!r} 只依赖常量，应当被折叠"}, what=what, name=name)
+            fail({"en": "{what}: node `{name!r}` depends only on constants and should have been folded",
+                  "zh-hans": "{what}：节点 `{name!r}` 只依赖常量，应当被折叠"}, what=what, name=name)
         if node["op"] != "const" and mine[name]["op"] == "const":
-            fail({"en": "{what}: node {name!r} depends on an input and cannot be a constant",
-                  "zh-hans": "{what}：节点 {name!r} 依赖输入，不能是常量"}, what=what, name=name)
+            fail({"en": "{what}: node `{name!r}` depends on an input and cannot be a constant",
+                  "zh-hans": "{what}：节点 `{name!r}` 依赖输入，不能是常量"}, what=what, name=name)
         if node["op"] == "const":
             close(mine[name].get("value"), node["value"], rtol=1e-9, atol=1e-12, what=localize(
-                {"en": "{what}: the value of {name!r}", "zh-hans": "{what}：{name!r} 的值"}, what=what, name=name))
+                {"en": "{what}: the value of `{name!r}`", "zh-hans": "{what}：`{name!r}` 的值"}, what=what, name=name))
     equal(list(got["outputs"]), list(graph["outputs"]), what=localize({"en": "{what}: outputs", "zh-hans": "{what}：输出"}, what=what))
 
 
@@ -212,8 +212,8 @@ def an_output_that_is_constant_stays_an_output(student, reference, rng):
         ],
         "outputs": ["area", "y"],
     }
-    compare(student, reference, graph, [{"x": np.array([-1.0, 0.0, 2.0])}], {"en": "outputs area = 3*4 and y = relu(x)",
-                                                                            "zh-hans": "输出 area = 3*4 与 y = relu(x)"})
+    compare(student, reference, graph, [{"x": np.array([-1.0, 0.0, 2.0])}], {"en": "outputs `area = 3*4` and `y = relu(x)`",
+                                                                            "zh-hans": "输出 `area = 3*4` 与 `y = relu(x)`"})
 
 
 @check(points=1, title={"en": "Leaves the input graph untouched", "zh-hans": "不修改传入的原图"})
@@ -242,8 +242,8 @@ def random_and_print_nodes_survive(student, reference, rng):
     }
     feeds = [{"x": np.array([1.0, -2.0, 0.5])}, {"x": np.array([0.0, 3.0, -1.0])}]
     compare(student, reference, graph, feeds, {
-        "en": "y = x + random() * 0.5, with print(0.5 * 2), print(x) and an unused random()",
-        "zh-hans": "y = x + random() * 0.5，另有 print(0.5 * 2)、print(x) 和一个没有用到的 random()"})
+        "en": "`y = x + random() * 0.5`, with `print(0.5 * 2)`, `print(x)` and an unused `random()`",
+        "zh-hans": "`y = x + random() * 0.5`，另有 `print(0.5 * 2)`、`print(x)` 和一个没有用到的 `random()`"})
 
 
 @check(points=3, title={"en": "Random graphs", "zh-hans": "随机计算图"})

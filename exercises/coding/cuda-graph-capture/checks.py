@@ -46,7 +46,7 @@ def matches_eager_on_one_batch(student, reference, rng):
     weights, biases = mlp(rng, 4)
     step = student.GraphedMLP(weights, biases, 16)
     x = batch(rng, 16)
-    agrees(step(x), x, weights, biases, {"en": "GraphedMLP(4 layers)(x)", "zh-hans": "GraphedMLP(4 层)(x)"})
+    agrees(step(x), x, weights, biases, {"en": "`GraphedMLP(...)(x)` with 4 layers", "zh-hans": "4 层的 `GraphedMLP(...)(x)`"})
 
 
 @check(points=2, title={"en": "New inputs on every replay", "zh-hans": "每次重放都使用新输入"})
@@ -66,12 +66,12 @@ def a_cuda_graph_is_captured_and_replayed(student, reference, rng):
     graph = step.graph.get()
     kind = getattr(graph, "_type_name", type(graph).__name__)
     if kind != "CUDAGraph":
-        fail({"en": ".graph must be the torch.cuda.CUDAGraph you captured, got {kind}",
-              "zh-hans": ".graph 必须是你捕获的 torch.cuda.CUDAGraph，实际为 {kind}"},
+        fail({"en": "`.graph` must be the `torch.cuda.CUDAGraph` you captured, got {kind}",
+              "zh-hans": "`.graph` 必须是你捕获的 `torch.cuda.CUDAGraph`，实际为 {kind}"},
              kind=kind if graph is not None else None)
     for _ in range(3):
         step(batch(rng, 8))
-    equal(step.replays.get(), 3, what={"en": ".replays after three calls", "zh-hans": "调用三次之后的 .replays"})
+    equal(step.replays.get(), 3, what={"en": "`.replays` after three calls", "zh-hans": "调用三次之后的 `.replays`"})
 
 
 @check(points=2, title={"en": "Deeper and wider batches", "zh-hans": "更深更宽的批次"})

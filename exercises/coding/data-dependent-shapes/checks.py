@@ -32,24 +32,24 @@ def same(student, reference, x, threshold, what):
     close(list(got["compiled"]), list(want["eager"]), what=localize(
         {"en": "{what}: the compiled (count, mean, max)", "zh-hans": "{what}：编译后的 (count, mean, max)"}, what=what))
     if got["graphs"] != 1:
-        fail({"en": "{what}: torch.compile captured {graphs} graphs; a graph break splits the function, one graph is the goal",
-              "zh-hans": "{what}：torch.compile 捕获了 {graphs} 个图；图中断会把函数切开，目标是只有一个图"},
+        fail({"en": "{what}: `torch.compile` captured {graphs} graphs; a graph break splits the function, one graph is the goal",
+              "zh-hans": "{what}：`torch.compile` 捕获了 {graphs} 个图；图中断会把函数切开，目标是只有一个图"},
              what=what, graphs=got["graphs"])
 
 
 @check(points=2, title={"en": "A small matrix", "zh-hans": "一个小矩阵"})
 def a_small_matrix(student, reference, rng):
     x = [[0.5, 2.0, -1.0, 3.0], [1.5, 1.2, 0.0, -4.0], [-2.0, 0.9, 4.5, 1.1]]
-    same(student, reference, x, 1.0, {"en": "masked_stats(x, 1.0) of a 3x4 matrix",
-                                         "zh-hans": "对 3x4 矩阵的 masked_stats(x, 1.0)"})
+    same(student, reference, x, 1.0, {"en": "`masked_stats(x, 1.0)` of a 3x4 matrix",
+                                         "zh-hans": "对 3x4 矩阵的 `masked_stats(x, 1.0)`"})
 
 
 @check(points=2, title={"en": "A row with nothing above the threshold", "zh-hans": "某一行没有超过阈值的元素"})
 def a_row_with_nothing_above(student, reference, rng):
     x = [[0.1, 0.2, 0.3], [5.0, -5.0, 6.0]]
     same(student, reference, x, 1.0, {
-        "en": "masked_stats(x, 1.0) where the first row has nothing above 1.0",
-        "zh-hans": "第一行没有大于 1.0 的元素时的 masked_stats(x, 1.0)"})
+        "en": "`masked_stats(x, 1.0)` where the first row has nothing above 1.0",
+        "zh-hans": "第一行没有大于 1.0 的元素时的 `masked_stats(x, 1.0)`"})
 
 
 @check(points=3, title={"en": "Random matrices", "zh-hans": "随机矩阵"})

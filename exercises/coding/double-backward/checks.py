@@ -28,7 +28,7 @@ def matches_the_hessian_on_a_small_function(student, reference, rng):
 @check(points=1, title={"en": "A linear function has zero curvature", "zh-hans": "线性函数的曲率为零"})
 def a_linear_function_has_zero_curvature(student, reference, rng):
     f, x, v = fn("lambda x: (3.0 * x).sum() + 1.0"), tensor([1.0, -2.0, 4.0]), tensor([1.0, 1.0, 1.0])
-    close(student.hvp(f, x, v), reference.hvp(f, x, v), what={"en": "hvp of the linear 3*sum(x) + 1", "zh-hans": "线性函数 3*sum(x) + 1 的 hvp"})
+    close(student.hvp(f, x, v), reference.hvp(f, x, v), what={"en": "hvp of the linear `3*sum(x) + 1`", "zh-hans": "线性函数 `3*sum(x) + 1` 的 hvp"})
 
 
 @check(points=2, title={"en": "The penalty is trained through", "zh-hans": "梯度惩罚项能参与训练"})
@@ -36,8 +36,8 @@ def the_penalty_is_trained_through(student, reference, rng):
     loss, w = fn(LOSSES[0]), tensor([0.3, -1.2, 2.0], requires_grad=True)
     close(student.penalised_loss(loss, w, 0.1), reference.penalised_loss(loss, w, 0.1), what={"en": "penalised_loss value", "zh-hans": "penalised_loss 的值"})
     close(gradients(student.penalised_loss, loss, w, 0.1), gradients(reference.penalised_loss, loss, w, 0.1),
-          what={"en": "the gradient of penalised_loss(sum(sin(w) * w), w, 0.1) with respect to w",
-                "zh-hans": "penalised_loss(sum(sin(w) * w), w, 0.1) 对 w 的梯度"})
+          what={"en": "the gradient of `penalised_loss(sum(sin(w) * w), w, 0.1)` with respect to `w`",
+                "zh-hans": "`penalised_loss(sum(sin(w) * w), w, 0.1)` 对 `w` 的梯度"})
 
 
 @check(points=3, title={"en": "Random points and directions", "zh-hans": "随机的点与方向"})

@@ -26,8 +26,8 @@ def run_plan(graph, kernels, feed):
                 elif dep in stored:
                     args.append(stored[dep])
                 else:
-                    fail({"en": "kernel {kernel} runs {name!r} before {dep!r} has been computed",
-                          "zh-hans": "内核 {kernel} 在 {dep!r} 算出之前就运行了 {name!r}"},
+                    fail({"en": "kernel {kernel} runs `{name!r}` before `{dep!r}` has been computed",
+                          "zh-hans": "内核 {kernel} 在 `{dep!r}` 算出之前就运行了 `{name!r}`"},
                          kernel=kernel, name=name, dep=dep)
             local[name] = RUN[by_name[name]["op"]](*args)
         stored.update(local)
@@ -36,21 +36,21 @@ def run_plan(graph, kernels, feed):
 
 def valid_partition(graph, kernels, what):
     if not isinstance(kernels, list) or not all(isinstance(k, list) and k for k in kernels):
-        fail({"en": "{what}: fuse() must return a list of non-empty lists of node names",
-              "zh-hans": "{what}：fuse() 必须返回一个列表，其中每项都是由节点名组成的非空列表"}, what=what)
+        fail({"en": "{what}: `fuse()` must return a list of non-empty lists of node names",
+              "zh-hans": "{what}：`fuse()` 必须返回一个列表，其中每项都是由节点名组成的非空列表"}, what=what)
     ops = [n["name"] for n in graph["nodes"] if n["op"] != "input"]
     placed = [name for kernel in kernels for name in kernel]
     for name in placed:
         if name not in ops:
-            fail({"en": "{what}: {name!r} is not an op of the graph (inputs are never in a kernel)",
-                  "zh-hans": "{what}：{name!r} 不是计算图中的运算（输入永远不放进内核）"}, what=what, name=name)
+            fail({"en": "{what}: `{name!r}` is not an op of the graph (inputs are never in a kernel)",
+                  "zh-hans": "{what}：`{name!r}` 不是计算图中的运算（输入永远不放进内核）"}, what=what, name=name)
     twice = sorted({name for name in placed if placed.count(name) > 1})
     if twice:
-        fail({"en": "{what}: {name!r} is in more than one kernel", "zh-hans": "{what}：{name!r} 出现在不止一个内核中"},
+        fail({"en": "{what}: `{name!r}` is in more than one kernel", "zh-hans": "{what}：`{name!r}` 出现在不止一个内核中"},
              what=what, name=twice[0])
     missing = [name for name in ops if name not in placed]
     if missing:
-        fail({"en": "{what}: {name!r} is in no kernel", "zh-hans": "{what}：{name!r} 不在任何内核中"},
+        fail({"en": "{what}: `{name!r}` is in no kernel", "zh-hans": "{what}：`{name!r}` 不在任何内核中"},
              what=what, name=missing[0])
 
 
@@ -134,8 +134,8 @@ def matmul_and_sum_are_kernels_of_their_own(student, reference, rng):
 @check(points=1, title={"en": "An output inside a chain is still stored", "zh-hans": "位于链中间的输出仍会被存下来"})
 def an_output_is_stored_even_inside_a_chain(student, reference, rng):
     g = graph(("x", "input"), ("a", "exp", "x"), ("b", "mul", "a", "x"), ("c", "tanh", "b"), outputs=["b", "c"])
-    compare(student, reference, g, {"en": "outputs b = exp(x) * x and c = tanh(b)",
-                                     "zh-hans": "输出 b = exp(x) * x 与 c = tanh(b)"})
+    compare(student, reference, g, {"en": "outputs `b = exp(x) * x` and `c = tanh(b)`",
+                                     "zh-hans": "输出 `b = exp(x) * x` 与 `c = tanh(b)`"})
 
 
 @check(points=3, title={"en": "Random graphs", "zh-hans": "随机计算图"})

@@ -25,19 +25,19 @@ def arena(graph, offsets):
 def valid(graph, offsets, what):
     sizes = {n["name"]: n["bytes"] for n in graph["nodes"] if n["op"] != "input"}
     if not isinstance(offsets, dict):
-        fail({"en": "{what}: plan_memory() must return a dict of offsets, got {offsets!r:.80}",
-              "zh-hans": "{what}：plan_memory() 必须返回一个由偏移量组成的 dict，实际返回 {offsets!r:.80}"},
+        fail({"en": "{what}: `plan_memory()` must return a dict of offsets, got `{offsets!r:.80}`",
+              "zh-hans": "{what}：`plan_memory()` 必须返回一个由偏移量组成的 dict，实际返回 `{offsets!r:.80}`"},
              what=what, offsets=offsets)
     for name in sizes:
         offset = offsets.get(name)
         if type(offset) is not int or offset < 0:
-            fail({"en": "{what}: {name!r} needs a whole-number offset >= 0, got {offset!r}",
-                  "zh-hans": "{what}：{name!r} 需要一个 >= 0 的整数偏移量，实际为 {offset!r}"},
+            fail({"en": "{what}: `{name!r}` needs a whole-number offset >= 0, got `{offset!r}`",
+                  "zh-hans": "{what}：`{name!r}` 需要一个 >= 0 的整数偏移量，实际为 `{offset!r}`"},
                  what=what, name=name, offset=offset)
     extra = sorted(set(offsets) - set(sizes))
     if extra:
-        fail({"en": "{what}: {name!r} is a graph input (or not a node) and must not be planned",
-              "zh-hans": "{what}：{name!r} 是计算图的输入（或不是节点），不能为它分配内存"}, what=what, name=extra[0])
+        fail({"en": "{what}: `{name!r}` is a graph input (or not a node) and must not be planned",
+              "zh-hans": "{what}：`{name!r}` 是计算图的输入（或不是节点），不能为它分配内存"}, what=what, name=extra[0])
     spans = spans_of(graph)
     names = list(sizes)
     for i, a in enumerate(names):
@@ -45,10 +45,10 @@ def valid(graph, offsets, what):
             live_together = spans[a][0] <= spans[b][1] and spans[b][0] <= spans[a][1]
             overlap = offsets[a] < offsets[b] + sizes[b] and offsets[b] < offsets[a] + sizes[a]
             if live_together and overlap:
-                fail({"en": "{what}: {a!r} (steps {a_from}-{a_to}, bytes {a_start}-{a_end}) and "
-                            "{b!r} (steps {b_from}-{b_to}, bytes {b_start}-{b_end}) are alive at the same time and share memory",
-                      "zh-hans": "{what}：{a!r}（第 {a_from}-{a_to} 步，字节 {a_start}-{a_end}）与 "
-                                 "{b!r}（第 {b_from}-{b_to} 步，字节 {b_start}-{b_end}）同时存活，却共用了内存"},
+                fail({"en": "{what}: `{a!r}` (steps {a_from}-{a_to}, bytes {a_start}-{a_end}) and "
+                            "`{b!r}` (steps {b_from}-{b_to}, bytes {b_start}-{b_end}) are alive at the same time and share memory",
+                      "zh-hans": "{what}：`{a!r}`（第 {a_from}-{a_to} 步，字节 {a_start}-{a_end}）与 "
+                                 "`{b!r}`（第 {b_from}-{b_to} 步，字节 {b_start}-{b_end}）同时存活，却共用了内存"},
                      what=what, a=a, b=b, a_from=spans[a][0], a_to=spans[a][1], a_start=offsets[a], a_end=offsets[a] + sizes[a],
                      b_from=spans[b][0], b_to=spans[b][1], b_start=offsets[b], b_end=offsets[b] + sizes[b])
 

@@ -14,15 +14,15 @@ def padding(buckets, lengths):
 
 def valid_plan(buckets, lengths, max_shapes, what):
     if not isinstance(buckets, list | tuple) or not buckets:
-        fail({"en": "{what}: plan_buckets must return a non-empty list of sizes, got {buckets!r:.80}",
-              "zh-hans": "{what}：plan_buckets 必须返回一个非空的大小列表，实际返回 {buckets!r:.80}"},
+        fail({"en": "{what}: plan_buckets must return a non-empty list of sizes, got `{buckets!r:.80}`",
+              "zh-hans": "{what}：plan_buckets 必须返回一个非空的大小列表，实际返回 `{buckets!r:.80}`"},
              what=what, buckets=buckets)
     if any(isinstance(b, bool) or not isinstance(b, int | np.integer) for b in buckets):
-        fail({"en": "{what}: bucket sizes must be ints, got {buckets!r:.80}",
-              "zh-hans": "{what}：桶的大小必须是 int，实际为 {buckets!r:.80}"}, what=what, buckets=list(buckets))
+        fail({"en": "{what}: bucket sizes must be ints, got `{buckets!r:.80}`",
+              "zh-hans": "{what}：桶的大小必须是 int，实际为 `{buckets!r:.80}`"}, what=what, buckets=list(buckets))
     if list(buckets) != sorted(set(int(b) for b in buckets)):
-        fail({"en": "{what}: buckets must be distinct and in increasing order, got {buckets!r:.80}",
-              "zh-hans": "{what}：各个桶必须互不相同并按升序排列，实际为 {buckets!r:.80}"}, what=what, buckets=list(buckets))
+        fail({"en": "{what}: buckets must be distinct and in increasing order, got `{buckets!r:.80}`",
+              "zh-hans": "{what}：各个桶必须互不相同并按升序排列，实际为 `{buckets!r:.80}`"}, what=what, buckets=list(buckets))
     if len(buckets) > max_shapes:
         fail({"en": "{what}: {n} buckets means {n} compiled shapes; the budget is {budget}",
               "zh-hans": "{what}：{n} 个桶意味着要编译 {n} 种形状；上限是 {budget}"},
@@ -39,8 +39,8 @@ def same_padding(student, reference, lengths, max_shapes, what):
     want = reference.plan_buckets(lengths, max_shapes)
     mine, best = padding(got, lengths), padding(want, lengths)
     if mine != best:
-        fail({"en": "{what}: your buckets {buckets!r:.60} pad {mine} positions; the least possible is {best}",
-              "zh-hans": "{what}：你的桶 {buckets!r:.60} 填充了 {mine} 个位置；最少可以只填充 {best} 个"},
+        fail({"en": "{what}: your buckets `{buckets!r:.60}` pad {mine} positions; the least possible is {best}",
+              "zh-hans": "{what}：你的桶 `{buckets!r:.60}` 填充了 {mine} 个位置；最少可以只填充 {best} 个"},
              what=what, buckets=list(got), mine=mine, best=best)
 
 

@@ -62,8 +62,8 @@ def outcome(program, steps, watch=None):
 def compare(student, reference, steps, what, watch=None):
     got = outcome(student, steps, watch)
     want = outcome(reference, steps, watch)
-    close(got["data"], want["data"], rtol=1e-9, atol=1e-12, what=localize({"en": "{what}: .data", "zh-hans": "{what}：.data"}, what=what))
-    close(got["grad"], want["grad"], rtol=1e-7, atol=1e-10, what=localize({"en": "{what}: .grad", "zh-hans": "{what}：.grad"}, what=what))
+    close(got["data"], want["data"], rtol=1e-9, atol=1e-12, what=localize({"en": "{what}: `.data`", "zh-hans": "{what}：`.data`"}, what=what))
+    close(got["grad"], want["grad"], rtol=1e-7, atol=1e-10, what=localize({"en": "{what}: `.grad`", "zh-hans": "{what}：`.grad`"}, what=what))
 
 
 def random_steps(rng, size, leaves=4):
@@ -133,8 +133,8 @@ SMALL = [
 @check(points=2, title={"en": "Gradients of a small expression", "zh-hans": "小表达式的梯度"})
 def gradients_of_a_small_expression(student, reference, rng):
     compare(student, reference, SMALL, {
-        "en": "d = tanh(0.1*c*a) + relu(c) - a/b with c = a*b + b**2, a=2, b=-3",
-        "zh-hans": "d = tanh(0.1*c*a) + relu(c) - a/b，其中 c = a*b + b**2，a=2，b=-3"})
+        "en": "`d = tanh(0.1*c*a) + relu(c) - a/b` with `c = a*b + b**2`, `a=2`, `b=-3`",
+        "zh-hans": "`d = tanh(0.1*c*a) + relu(c) - a/b`，其中 `c = a*b + b**2`，`a=2`，`b=-3`"})
 
 
 @check(points=1, title={"en": "A node used twice gets both gradients", "zh-hans": "被用了两次的节点得到两份梯度"})
@@ -164,8 +164,8 @@ def powers_relu_tanh_exp(student, reference, rng):
 @check(points=1, title={"en": "A fresh value has a zero gradient", "zh-hans": "新建的值梯度为零"})
 def a_fresh_value_has_zero_grad(student, reference, rng):
     x = student.Value(1.25)
-    close(x.grad.get(), 0.0, what={"en": "Value(1.25).grad before any backward()",
-                                     "zh-hans": "尚未调用 backward() 时的 Value(1.25).grad"})
+    close(x.grad.get(), 0.0, what={"en": "`Value(1.25).grad` before any `backward()`",
+                                     "zh-hans": "尚未调用 `backward()` 时的 `Value(1.25).grad`"})
     close(x.data.get(), 1.25, what=as_code("Value(1.25).data"))
 
 
@@ -228,5 +228,5 @@ def backward_on_a_large_graph(student, reference, rng):
         inputs=lambda rng: (json.dumps(random_steps(rng, 3000, leaves=LEAVES)), LEAVES),
         setup=lambda program, args: run_in(program, BUILD, program, *args),
         check=lambda got, want: close(got, want, rtol=1e-7, atol=1e-10, what={
-            "en": "the leaves' .grad after a timed backward()", "zh-hans": "一次计时的 backward() 之后叶子节点的 .grad"}),
+            "en": "the leaves' `.grad` after a timed `backward()`", "zh-hans": "一次计时的 `backward()` 之后叶子节点的 `.grad`"}),
     )

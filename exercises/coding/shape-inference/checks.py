@@ -7,8 +7,8 @@ from grader.harness import as_code, check, equal, fail, localize, raises
 def shape_of(node, what):
     shape = node.shape.get()
     if not isinstance(shape, tuple) or not all(isinstance(d, int) for d in shape):
-        fail({"en": "{what}: .shape must be a tuple of ints, got {shape!r}",
-              "zh-hans": "{what}：.shape 必须是由 int 组成的 tuple，实际为 {shape!r}"}, what=what, shape=shape)
+        fail({"en": "{what}: `.shape` must be a tuple of ints, got `{shape!r}`",
+              "zh-hans": "{what}：`.shape` 必须是由 int 组成的 tuple，实际为 `{shape!r}`"}, what=what, shape=shape)
     return shape
 
 
@@ -106,7 +106,7 @@ def a_bad_matmul_fails_where_it_is_defined(student, reference, rng):
 def the_error_names_both_shapes(student, reference, rng):
     g = student.Graph()
     a, b = g.input("a", (3, 4)), g.input("b", (5,))
-    with raises("h2", "(3, 4)", "(5,)", what={"en": "add 'h2' of (3, 4) and (5,)", "zh-hans": "对 (3, 4) 与 (5,) 的 add 'h2'"}):
+    with raises("h2", "(3, 4)", "(5,)", what={"en": "add `'h2'` of (3, 4) and (5,)", "zh-hans": "对 (3, 4) 与 (5,) 的 add `'h2'`"}):
         g.add("h2", a, b)
 
 
@@ -122,7 +122,7 @@ def more_refusals(student, reference, rng):
 def the_graph_stays_usable_after_an_error(student, reference, rng):
     g = student.Graph()
     x, w = g.input("x", (8, 3)), g.input("w", (4, 2))
-    with raises("bad", what={"en": "matmul 'bad' of (8, 3) and (4, 2)", "zh-hans": "对 (8, 3) 与 (4, 2) 的 matmul 'bad'"}):
+    with raises("bad", what={"en": "matmul `'bad'` of (8, 3) and (4, 2)", "zh-hans": "对 (8, 3) 与 (4, 2) 的 matmul `'bad'`"}):
         g.matmul("bad", x, w)
     v = g.input("v", (3, 2))
     equal(shape_of(g.matmul("good", x, v), as_code("good")), (8, 2), what={

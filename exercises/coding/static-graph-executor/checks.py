@@ -60,21 +60,21 @@ def follows_dependencies_not_insertion_order(student, reference, rng):
     graph = build_graph(student, ops)
     graph.build()
     close(graph.execute(FEED), build_graph(reference, ops).execute(FEED), what={
-        "en": "execute() of ops added as pred, z, wx", "zh-hans": "按 pred、z、wx 顺序添加运算后的 execute()"})
+        "en": "`execute()` of ops added as `pred`, `z`, `wx`", "zh-hans": "按 `pred`、`z`、`wx` 顺序添加运算后的 `execute()`"})
 
 
 @check(points=1, title={"en": "execute() builds the graph when build() was not called", "zh-hans": "未调用 build() 时 execute() 会先构建图"})
 def execute_builds_the_graph_if_needed(student, reference, rng):
     ops = list(reversed(PERCEPTRON))
     got, want = both(student, reference, ops, FEED)
-    close(got, want, what={"en": "execute() without a build() first", "zh-hans": "没有先调用 build() 的 execute()"})
+    close(got, want, what={"en": "`execute()` without a `build()` first", "zh-hans": "没有先调用 `build()` 的 `execute()`"})
 
 
 @check(points=1, title={"en": "Refuses a graph with a cycle", "zh-hans": "拒绝带环的图"})
 def rejects_a_cycle(student, reference, rng):
     graph = build_graph(student, [("a", "lambda b: b + 1", ["b"]), ("b", "lambda a: a * 2", ["a"])])
     with raises("cycle", what={
-            "en": "build() of a graph where a needs b and b needs a", "zh-hans": "对 a 依赖 b、b 又依赖 a 的计算图调用 build()"}):
+            "en": "`build()` of a graph where `a` needs `b` and `b` needs `a`", "zh-hans": "对 `a` 依赖 `b`、`b` 又依赖 `a` 的计算图调用 `build()`"}):
         graph.build()
 
 
@@ -82,7 +82,7 @@ def rejects_a_cycle(student, reference, rng):
 def add_op_after_build_fails(student, reference, rng):
     graph = build_graph(student, PERCEPTRON)
     graph.build()
-    with raises(what={"en": "add_op() after build()", "zh-hans": "build() 之后的 add_op()"}):
+    with raises(what={"en": "`add_op()` after `build()`", "zh-hans": "`build()` 之后的 `add_op()`"}):
         graph.add_op("late", fn("lambda pred: pred + 1"), ["pred"])
 
 
@@ -90,7 +90,7 @@ def add_op_after_build_fails(student, reference, rng):
 def names_a_missing_input(student, reference, rng):
     graph = build_graph(student, [("scaled", "lambda x, scale: x * scale", ["x", "scale"])])
     with raises("scale", what={
-            "en": "execute() with 'scale' neither fed nor an op", "zh-hans": "'scale' 既没有输入值也不是运算时的 execute()"}):
+            "en": "`execute()` with `'scale'` neither fed nor an op", "zh-hans": "`'scale'` 既没有输入值也不是运算时的 `execute()`"}):
         graph.execute({"x": 3.0})
 
 
@@ -101,7 +101,7 @@ def random_graphs_in_any_order(student, reference, rng):
         feed = random_feed(rng)
         got, want = both(student, reference, ops, feed)
         close(got, want, what=localize(
-            {"en": "execute() of a random graph of {size} ops", "zh-hans": "对有 {size} 个运算的随机计算图的 execute()"}, size=size))
+            {"en": "`execute()` of a random graph of {size} ops", "zh-hans": "对有 {size} 个运算的随机计算图的 `execute()`"}, size=size))
 
 
 @check(points=1, title={"en": "One graph run again with new inputs", "zh-hans": "同一张图换新输入再次运行"})
@@ -112,7 +112,7 @@ def same_graph_new_feeds(student, reference, rng):
     for _ in range(3):
         feed = random_feed(rng)
         close(graph.execute(feed), expected.execute(feed), what={
-            "en": "a second execute() with new inputs", "zh-hans": "用新输入进行的第二次 execute()"})
+            "en": "a second `execute()` with new inputs", "zh-hans": "用新输入进行的第二次 `execute()`"})
 
 
 @check(points=1, title={"en": "Repeated and empty dependency lists", "zh-hans": "重复的依赖与空依赖"})

@@ -36,7 +36,7 @@ def same(student, reference, loop, x, max_iters, what):
     close(got["steps"], want["steps"], what=localize(
         {"en": "{what}: the number of steps each element took", "zh-hans": "{what}：每个元素走过的步数"}, what=what))
     close(got["grad"], want["grad"], what=localize(
-        {"en": "{what}: the gradient of sum(final state) with respect to x", "zh-hans": "{what}：sum(最终状态) 对 x 的梯度"},
+        {"en": "{what}: the gradient of the final state's sum with respect to `x`", "zh-hans": "{what}：最终状态之和对 `x` 的梯度"},
         what=what))
 
 
@@ -63,7 +63,7 @@ def stops_at_max_iters(student, reference, rng):
 def newton_iterations_converge_at_different_speeds(student, reference, rng):
     x = rng.uniform(1.5, 50.0, size=12)
     same(student, reference, NEWTON, x, 8, {
-        "en": "Newton's iteration for sqrt(2) from 12 random starts", "zh-hans": "从 12 个随机初值出发求 sqrt(2) 的牛顿迭代"})
+        "en": "Newton's iteration for `sqrt(2)` from 12 random starts", "zh-hans": "从 12 个随机初值出发求 `sqrt(2)` 的牛顿迭代"})
 
 
 @check(points=2, title={"en": "Random starts and limits", "zh-hans": "随机的初值与上限"})

@@ -19,7 +19,7 @@ def compare(student, reference, source, shapes, rng, what, runs=2):
     for _ in range(runs):
         inputs = arrays(rng, *shapes)
         close(mine.run(*inputs), fn(source)(*inputs), what=localize(
-            {"en": "{what}: run() on new inputs", "zh-hans": "{what}：用新输入调用 run()"}, what=what))
+            {"en": "{what}: `run()` on new inputs", "zh-hans": "{what}：用新输入调用 `run()`"}, what=what))
 
 
 @check(points=1, title={"en": "Traces an affine layer", "zh-hans": "追踪一个仿射层"})

@@ -32,8 +32,8 @@ def explain(program, x, w):
     try:
         torch = RemoteAttribute(program, "torch").get()
     except ProgramError:
-        fail({"en": "keep `import torch` at the top of your file: the checks reach torch._dynamo through it",
-              "zh-hans": "请在文件开头保留 `import torch`：检查要通过它访问 torch._dynamo"})
+        fail({"en": "keep `import torch` at the top of your file: the checks reach `torch._dynamo` through it",
+              "zh-hans": "请在文件开头保留 `import torch`：检查要通过它访问 `torch._dynamo`"})
     dynamo = RemoteAttribute(torch, "_dynamo").get()
     RemoteAttribute(dynamo, "reset")()
     explained = RemoteAttribute(dynamo, "explain")(program.model.get())(x, w)
@@ -50,14 +50,14 @@ def same_values(student, reference, rng, batch, sign, what):
 
 @check(points=1, title={"en": "Same values when the sum is positive", "zh-hans": "和为正时结果一致"})
 def same_values_when_the_sum_is_positive(student, reference, rng):
-    same_values(student, reference, rng, 16, 1, {"en": "model(x, w) where (x @ w).sum() > 0",
-                                                     "zh-hans": "(x @ w).sum() > 0 时的 model(x, w)"})
+    same_values(student, reference, rng, 16, 1, {"en": "`model(x, w)` where `(x @ w).sum() > 0`",
+                                                     "zh-hans": "`(x @ w).sum() > 0` 时的 `model(x, w)`"})
 
 
 @check(points=1, title={"en": "Same values when the sum is negative", "zh-hans": "和为负时结果一致"})
 def same_values_when_the_sum_is_negative(student, reference, rng):
-    same_values(student, reference, rng, 16, -1, {"en": "model(x, w) where (x @ w).sum() < 0",
-                                                      "zh-hans": "(x @ w).sum() < 0 时的 model(x, w)"})
+    same_values(student, reference, rng, 16, -1, {"en": "`model(x, w)` where `(x @ w).sum() < 0`",
+                                                      "zh-hans": "`(x @ w).sum() < 0` 时的 `model(x, w)`"})
 
 
 @check(points=4, title={"en": "No graph breaks", "zh-hans": "没有图中断"})
@@ -65,8 +65,8 @@ def no_graph_breaks(student, reference, rng):
     x, w = inputs(rng, 16, 1)
     count, reasons = explain(student, x, w)
     if count:
-        fail({"en": "torch._dynamo.explain(model) found {count} graph break(s): {reasons}",
-              "zh-hans": "torch._dynamo.explain(model) 发现了 {count} 处图中断：{reasons}"}, count=count, reasons=reasons)
+        fail({"en": "`torch._dynamo.explain(model)` found {count} graph break(s): {reasons}",
+              "zh-hans": "`torch._dynamo.explain(model)` 发现了 {count} 处图中断：{reasons}"}, count=count, reasons=reasons)
 
 
 @check(points=2, title={"en": "Random inputs and batch sizes", "zh-hans": "随机输入与批大小"})
@@ -74,7 +74,7 @@ def random_inputs_and_batch_sizes(student, reference, rng):
     for batch in (1, 5, 64):
         for sign in (1, -1):
             same_values(student, reference, rng, batch, sign, localize(
-                {"en": "model(x, w) on a batch of {batch}", "zh-hans": "批大小为 {batch} 时的 model(x, w)"}, batch=batch))
+                {"en": "`model(x, w)` on a batch of {batch}", "zh-hans": "批大小为 {batch} 时的 `model(x, w)`"}, batch=batch))
 
 
 @check(points=1, title={"en": "One graph on the other branch too", "zh-hans": "另一个分支同样只有一张图"})

@@ -86,10 +86,12 @@ def test_a_comparison_names_the_value_in_every_language_and_keeps_the_data_apart
     row = row_of(close, {"z": [1.0, 2.0]}, {"z": [1.0, 2.5]}, what=what)
     assert row["message_id"] == "compare.difference"
     assert row["message_params"] == {
-        "what": {"en": "f(x): the output['z'][1]", "zh-hans": "f(x)：输出['z'][1]"},
+        "what": {"en": "`f(x)`: the output['z'][1]", "zh-hans": "`f(x)`：输出['z'][1]"},
         "expected": "2.5", "got": "2.0", "difference": "0.5",
     }
-    assert row["message"] == "f(x): the output['z'][1]: expected 2.5, got 2.0 (difference 0.5)"
+    assert row["message"] == "`f(x)`: the output['z'][1]: expected 2.5, got 2.0 (difference 0.5)"
+    keyed = row_of(close, {"z": 1}, {"z": 2}, what=as_code("execute(feed)"))["message_params"]["what"]
+    assert keyed == {"en": "`execute(feed)['z']`", "zh-hans": "`execute(feed)['z']`"}  # the key inside the code
     assert row_of(equal, 1, 2)["message_params"]["what"] == {"en": "result", "zh-hans": "结果"}
     with pytest.raises(messages.UntranslatedText):
         close(1.0, 2.0, what="the output")

@@ -69,6 +69,13 @@ def test_a_perf_row_stored_before_format_3_still_reads_in_chinese():
         assert messages.render({"message_id": "perf.pass", "message_params": old}) == "速度达标"
 
 
+def test_code_in_a_checks_words_is_shown_as_code_and_everything_else_escaped():
+    said = {"message_id": "check.failed",
+            "message_params": {"detail": {"en": "`execute()` got <b>", "zh-hans": "`execute()` 得到 <b>"}}}
+    with translation.override("zh-hans"):
+        assert messages.render(said) == "<code>execute()</code> 得到 &lt;b&gt;"
+
+
 def test_a_checks_own_words_and_value_names_read_in_the_readers_language():
     said = {"message_id": "check.failed", "message_params": {"detail": {"en": "got <3>", "zh-hans": "得到 <3>"}}}
     compared = {
