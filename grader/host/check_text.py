@@ -91,10 +91,10 @@ def _naming_problems(node: ast.expr) -> list[str]:
             return _unbalanced_code(check_localized(value, is_template=False))
         except UntranslatedText as error:
             return [str(error)]
-    return []
+    return []  # a name or a localize(...) / as_code(...) call: checked when it runs (and the call above)
 
 
 def _unbalanced_code(text: dict[str, str]) -> list[str]:
     """Code in a text is marked `like this`; a lone backtick would show the rest as code."""
     return [f"the {language} text {value!r} has an unpaired backtick (code is marked `like this`)"
-            for language, value in text.items() if value.count("`") % 2]  # a name or a localize(...) call: checked when it runs (and the call above)
+            for language, value in text.items() if value.count("`") % 2]
