@@ -22,7 +22,10 @@ import json
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-FORMAT = 3  # of the result document; 2 added message_id and message_params to rows, and operator_log; 3 fresh_imports
+# Of the result document; 2 added message_id and message_params to rows, and operator_log;
+# 3 lets a message parameter be a text in every language of LANGUAGES (a check's own words),
+# and adds fresh_imports.
+FORMAT = 3
 
 # The bundle, as the judge finds it in its working folder.
 MANIFEST_FILE = "exercise/manifest.json"
@@ -58,7 +61,8 @@ class Kind(enum.StrEnum):
     INTERNAL_ERROR = "INTERNAL_ERROR"  # a platform fault: retried, never charged to the student
 
 
-MessageParams = dict[str, str | int | float]
+LANGUAGES = ("en", "zh-hans")  # every text a check writes for the student comes in each of these
+MessageParams = dict[str, str | int | float | dict[str, str]]  # a dict: {language: text} for each of LANGUAGES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,8 +91,14 @@ class CheckRow:
         if kind is not None and kind not in _KINDS:
             raise ContractError(f"{where}.kind: {kind!r} is not a verdict kind")
         params = _typed(row, "message_params", dict, where)
-        if not all(isinstance(k, str) and type(v) in (str, int, float) for k, v in params.items()):
-            raise ContractError(f"{where}.message_params: must map names to strings or numbers")
+        for name, value in params.items():
+            if type(value) in (str, int, float):
+                continue
+            if not (isinstance(value, dict) and set(value) == set(LANGUAGES)
+                    and all(type(text) is str for text in value.values())):
+                raise ContractError(
+                    f"{where}.message_params.{name}: must be a string, a number, "
+                    f"or a text in each of {', '.join(LANGUAGES)}")
         return cls(
             name=_typed(row, "name", str, where),
             passed=_typed(row, "passed", bool, where),
@@ -98,7 +108,7 @@ class CheckRow:
             max_points=_number(row, "max_points", where),
             kind=Kind(kind) if kind is not None else None,
             message_id=_typed(row, "message_id", str, where),
-            message_params=dict(params),
+            message_params={k: dict(v) if isinstance(v, dict) else v for k, v in params.items()},
         )
 
 

@@ -3,7 +3,11 @@
 Exercise authors use::
 
     from grader.harness import check, perf, close, equal, raises, fail, fn, Race
-    from grader.harness import tensor, gradients, run_in, inside, peak_memory_bytes
+    from grader.harness import tensor, gradients, run_in, inside, peak_memory_bytes, localize, as_code
+
+Whatever a check says to the student is given in every language: ``fail({"en": ...,
+"zh-hans": ...}, **params)``, ``what={"en": ..., "zh-hans": ...}``; the content lint
+(grader/host/spec.py) refuses checks that say anything in English only.
 
 Standard library, numpy and (only where an exercise needs it) torch.
 """
@@ -25,8 +29,9 @@ from grader.harness.api import (
     run_in,
     tensor,
 )
+from grader.harness.messages import as_code, localize
 
 __all__ = [
-    "TOLERANCES", "CheckFailed", "ProgramError", "Race", "check", "close", "equal", "fail", "fn", "gradients", "inside",
-    "peak_memory_bytes", "perf", "raises", "run_in", "tensor",
+    "TOLERANCES", "CheckFailed", "ProgramError", "Race", "as_code", "check", "close", "equal", "fail", "fn",
+    "gradients", "inside", "localize", "peak_memory_bytes", "perf", "raises", "run_in", "tensor",
 ]

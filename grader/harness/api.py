@@ -19,18 +19,30 @@ import cmath
 import contextlib
 import dataclasses
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
-from grader.harness.messages import Message
+from grader.harness.messages import PHRASES, Localized, Message, check_localized, localize
 from grader.harness.wire import Fn, TensorArray
 
 # --- what a check can end with ---------------------------------------------------------
 
 
 class CheckFailed(AssertionError):
-    """The student's answer is wrong: the message says how (shown for visible checks)."""
+    """The student's answer is wrong: ``reason`` says how (shown for visible checks).
+
+    Raised by ``fail`` and the comparisons; ``reason`` is a messages.Message whose texts are
+    in every language, and ``str()`` its English text. A plain string is English only: the
+    judge's own code may still pass one whose form messages.MESSAGES knows (the platform
+    recognises it); a checks.py may not (the content lint refuses it).
+    """
+
+    def __init__(self, reason: Message | str):
+        if isinstance(reason, str):
+            reason = Message("check.failed", detail=reason)
+        super().__init__(str(reason))
+        self.reason = reason
 
 
 class ProgramError(Exception):
@@ -64,9 +76,16 @@ class ProgramStopped(BaseException):
         self.message = str(reason)
 
 
-def fail(message: str) -> None:
-    """End the check as a wrong answer with ``message``."""
-    raise CheckFailed(message)
+def fail(message: dict[str, str], /, **params: Any) -> NoReturn:
+    """End the check as a wrong answer, saying why in every language::
+
+        fail({"en": "expected {n} kernels, got {k}", "zh-hans": "应有 {n} 个内核，实际为 {k} 个"}, n=3, k=len(got))
+
+    Each language's template is filled with ``params`` by ``str.format`` (``{x!r}``,
+    ``{ratio:.2f}``; ``{{`` for a brace); both languages must name the same placeholders,
+    and a localized parameter (from ``localize``) is filled in its own language.
+    """
+    raise CheckFailed(Message("check.failed", detail=localize(message, **params)))
 
 
 def fn(source: str) -> Fn:
@@ -209,25 +228,29 @@ TOLERANCES: dict[str, tuple[float, float]] = {
 }
 
 
-def close(got: Any, want: Any, *, rtol: float | None = None, atol: float | None = None, what: str = "result") -> None:
+def close(
+    got: Any, want: Any, *, rtol: float | None = None, atol: float | None = None, what: Localized | None = None
+) -> None:
     """``got`` matches ``want``: same structure, keys, shapes and dtypes; floats within tolerance.
 
-    NaN and infinity must sit at the same positions. Tolerances default per dtype.
+    NaN and infinity must sit at the same positions. Tolerances default per dtype. ``what``
+    names the value in every language: ``what={"en": "the output", "zh-hans": "输出"}``.
     """
-    _compare(got, want, rtol, atol, what)
+    _compare(got, want, rtol, atol, _what(what, "result"))
 
 
-def equal(got: Any, want: Any, *, what: str = "result") -> None:
+def equal(got: Any, want: Any, *, what: Localized | None = None) -> None:
     """``got`` equals ``want`` exactly, including dtypes."""
-    _compare(got, want, 0.0, 0.0, what)
+    _compare(got, want, 0.0, 0.0, _what(what, "result"))
 
 
 @contextlib.contextmanager
-def raises(*fragments: str, what: str = "your code") -> Iterator[dict[str, Any]]:
+def raises(*fragments: str, what: Localized | None = None) -> Iterator[dict[str, Any]]:
     """The block must make the program raise; each fragment must appear in the error message.
 
     ``with raises("q"): student_graph.execute({})`` - an error that names the missing input.
     """
+    named = _what(what, "your_code")
     seen: dict[str, Any] = {}
     try:
         yield seen
@@ -235,44 +258,59 @@ def raises(*fragments: str, what: str = "your code") -> Iterator[dict[str, Any]]
         seen["error"] = error
         missing = [f for f in fragments if f not in error.message]
         if missing:
-            raise CheckFailed(
-                f"{what} raised {error.type_name}: {_short(error.message)}, "
-                f"but the message should mention {', '.join(repr(m) for m in missing)}"
-            ) from None
+            _fail("raises.wrong_message", what=named, error=error.type_name, message=_short(error.message),
+                  fragments=", ".join(repr(m) for m in missing))
     else:
-        naming = f" mentioning {', '.join(repr(f) for f in fragments)}" if fragments else ""
-        raise CheckFailed(f"expected {what} to raise an error{naming}, but it returned normally")
+        if fragments:
+            _fail("raises.returned_mentioning", what=named, fragments=", ".join(repr(f) for f in fragments))
+        _fail("raises.returned", what=named)
 
 
-def _compare(got: Any, want: Any, rtol: float | None, atol: float | None, what: str) -> None:
+def _what(what: object, default: str) -> Localized:
+    """A value's name in every language (braces are text here, not placeholders)."""
+    return PHRASES[default] if what is None else check_localized(what, is_template=False)
+
+
+def _fail(message_id: str, **params: Any) -> NoReturn:
+    raise CheckFailed(Message(message_id, **params)) from None
+
+
+def _part(what: Localized, suffix: str) -> Localized:
+    """``what`` followed by an index or key, in every language: result['z'], 结果[0]; inside
+    the code span when ``what`` ends with one (`execute(feed)['z']`)."""
+    return {language: text[:-1] + suffix + "`" if text.endswith("`") else text + suffix
+            for language, text in what.items()}
+
+
+def _compare(got: Any, want: Any, rtol: float | None, atol: float | None, what: Localized) -> None:
     if _is_handle(got) and not _is_handle(want):
-        fail(f"{what}: expected {_describe(want)}, got {got!r}; return plain values (numbers, lists, dicts, arrays)")
+        _fail("compare.returned_handle", what=what, expected=_describe(want), got=repr(got))
     if isinstance(want, dict):
         if not isinstance(got, dict):
-            fail(f"{what}: expected a dict, got {_describe(got)}")
+            _fail("compare.not_a_dict", what=what, got=_describe(got))
         missing = [k for k in want if k not in got]
         if missing:
-            fail(f"{what} is missing key {missing[0]!r}")
+            _fail("compare.missing_key", what=what, key=repr(missing[0]))
         extra = [k for k in got if k not in want]
         if extra:
-            fail(f"{what} has an unexpected key {extra[0]!r}")
+            _fail("compare.unexpected_key", what=what, key=repr(extra[0]))
         for key in want:
-            _compare(got[key], want[key], rtol, atol, f"{what}[{key!r}]")
+            _compare(got[key], want[key], rtol, atol, _part(what, f"[{key!r}]"))
         return
     if isinstance(want, list | tuple):
         if not isinstance(got, list | tuple):
-            fail(f"{what}: expected a {type(want).__name__}, got {_describe(got)}")
+            _fail("compare.not_a_sequence", what=what, expected=type(want).__name__, got=_describe(got))
         if len(got) != len(want):
-            fail(f"{what}: expected {len(want)} items, got {len(got)}")
+            _fail("compare.length", what=what, expected=len(want), got=len(got))
         for index, (g, w) in enumerate(zip(got, want, strict=True)):
-            _compare(g, w, rtol, atol, f"{what}[{index}]")
+            _compare(g, w, rtol, atol, _part(what, f"[{index}]"))
         return
     if isinstance(want, np.ndarray) and want.ndim > 0 or isinstance(want, TensorArray):
         _compare_arrays(got, want, rtol, atol, what)
         return
     if isinstance(want, bool | np.bool_) or want is None or isinstance(want, str | bytes):
         if type(got) is not type(want) or got != want:
-            fail(f"{what}: expected {_short(repr(want))}, got {_describe(got)}")
+            _fail("compare.expected_got", what=what, expected=_short(repr(want)), got=_describe(got))
         return
     if isinstance(want, int | float | np.number):
         _compare_numbers(got, want, rtol, atol, what)
@@ -281,61 +319,58 @@ def _compare(got: Any, want: Any, rtol: float | None, atol: float | None, what: 
         _compare_arrays(got, want, rtol, atol, what)
         return
     if got != want:
-        fail(f"{what}: expected {_short(repr(want))}, got {_describe(got)}")
+        _fail("compare.expected_got", what=what, expected=_short(repr(want)), got=_describe(got))
 
 
-def _compare_numbers(got: Any, want: Any, rtol: float | None, atol: float | None, what: str) -> None:
+def _compare_numbers(got: Any, want: Any, rtol: float | None, atol: float | None, what: Localized) -> None:
     if isinstance(got, bool | np.bool_) or not isinstance(got, int | float | np.number):
-        fail(f"{what}: expected the number {_item(want)}, got {_describe(got)}")
+        _fail("compare.not_a_number", what=what, expected=_item(want), got=_describe(got))
     if isinstance(want, int | np.integer) and isinstance(got, int | np.integer):
         if int(got) != int(want):
-            fail(f"{what}: expected {want}, got {got}")
+            _fail("compare.expected_got", what=what, expected=str(want), got=str(got))
         return
     g, w = complex(got), complex(want)
     if cmath.isnan(w) or cmath.isnan(g):
         if not (cmath.isnan(w) and cmath.isnan(g)):
-            fail(f"{what}: expected {_item(want)}, got {_item(got)} (NaN must match NaN)")
+            _fail("compare.nan", what=what, expected=_item(want), got=_item(got))
         return
     default = TOLERANCES["float64"]
     r = default[0] if rtol is None else rtol
     a = default[1] if atol is None else atol
     if cmath.isinf(w) or cmath.isinf(g):
         if g != w:
-            fail(f"{what}: expected {_item(want)}, got {_item(got)}")
+            _fail("compare.expected_got", what=what, expected=_item(want), got=_item(got))
         return
     if abs(g - w) > a + r * abs(w):
-        fail(f"{what}: expected {_item(want)}, got {_item(got)} (difference {abs(g - w):.3g})")
+        _fail("compare.difference", what=what, expected=_item(want), got=_item(got), difference=f"{abs(g - w):.3g}")
 
 
-def _compare_arrays(got: Any, want: np.ndarray, rtol: float | None, atol: float | None, what: str) -> None:
+def _compare_arrays(got: Any, want: np.ndarray, rtol: float | None, atol: float | None, what: Localized) -> None:
     if isinstance(want, TensorArray):
         if not isinstance(got, TensorArray):
-            fail(f"{what}: expected a torch tensor, got {_describe(got)}")
+            _fail("compare.not_a_tensor", what=what, got=_describe(got))
         if got.torch_dtype != want.torch_dtype:
-            fail(f"{what}: expected dtype torch.{want.torch_dtype}, got torch.{got.torch_dtype}")
+            _fail("compare.tensor_dtype", what=what, expected=str(want.torch_dtype), got=str(got.torch_dtype))
     elif not isinstance(got, np.ndarray) or isinstance(got, TensorArray):
-        fail(f"{what}: expected a numpy array, got {_describe(got)}")
+        _fail("compare.not_an_array", what=what, got=_describe(got))
     if got.shape != want.shape:
-        fail(f"{what}: expected shape {tuple(want.shape)}, got {tuple(got.shape)}")
+        _fail("compare.shape", what=what, expected=str(tuple(want.shape)), got=str(tuple(got.shape)))
     if got.dtype != want.dtype:
-        fail(f"{what}: expected dtype {want.dtype}, got {got.dtype}")
+        _fail("compare.dtype", what=what, expected=str(want.dtype), got=str(got.dtype))
     g, w = np.asarray(got).view(np.ndarray), np.asarray(want).view(np.ndarray)
     if g.dtype.kind not in "fc":
         wrong = g != w
         if np.any(wrong):
             _fail_at(what, np.argwhere(wrong)[0], g, w, int(np.count_nonzero(wrong)))
         return
-    for name, test in (("NaN", np.isnan), ("infinity", np.isinf)):
+    for message_id, test in (("compare.nan_positions", np.isnan), ("compare.inf_positions", np.isinf)):
         mismatch = test(g) != test(w)
         if np.any(mismatch):
             index = tuple(int(i) for i in np.argwhere(mismatch)[0])
-            fail(
-                f"{what}: {name} positions differ, first at index {index}: "
-                f"expected {_item(w[index])}, got {_item(g[index])}"
-            )
+            _fail(message_id, what=what, index=str(index), expected=_item(w[index]), got=_item(g[index]))
     if np.any(np.isinf(w) & (g != w)):
         index = tuple(int(i) for i in np.argwhere(np.isinf(w) & (g != w))[0])
-        fail(f"{what}: expected {_item(w[index])} at index {index}, got {_item(g[index])}")
+        _fail("compare.inf_at", what=what, index=str(index), expected=_item(w[index]), got=_item(g[index]))
     dtype_name = getattr(want, "torch_dtype", "") or w.dtype.name
     default = TOLERANCES.get(dtype_name, TOLERANCES["float64"])
     r = default[0] if rtol is None else rtol
@@ -347,13 +382,13 @@ def _compare_arrays(got: Any, want: np.ndarray, rtol: float | None, atol: float 
         _fail_at(what, np.argwhere(wrong)[0], g, w, int(np.count_nonzero(wrong)), rtol=r, atol=a)
 
 
-def _fail_at(what: str, index: Any, g: np.ndarray, w: np.ndarray, count: int, **tol: float) -> None:
+def _fail_at(what: Localized, index: Any, g: np.ndarray, w: np.ndarray, count: int, **tol: float) -> NoReturn:
     index = tuple(int(i) for i in index)
-    tolerance = f" (rtol={tol['rtol']:g}, atol={tol['atol']:g})" if tol else ""
-    fail(
-        f"{what}: {count} of {w.size} elements differ{tolerance}; "
-        f"first at index {index}: expected {_item(w[index])}, got {_item(g[index])}"
-    )
+    at = {"what": what, "count": count, "size": int(w.size), "index": str(index),
+          "expected": _item(w[index]), "got": _item(g[index])}
+    if tol:
+        _fail("compare.elements_within", rtol=f"{tol['rtol']:g}", atol=f"{tol['atol']:g}", **at)
+    _fail("compare.elements", **at)
 
 
 def _item(value: Any) -> str:
@@ -368,10 +403,11 @@ def _is_handle(value: Any) -> bool:
 def _describe(value: Any) -> str:
     if _is_handle(value):
         return repr(value)
+    # As code, so that it reads the same in every language.
     if isinstance(value, TensorArray):
-        return f"a tensor of shape {tuple(value.shape)} and dtype torch.{value.torch_dtype}"
+        return f"tensor(shape={tuple(value.shape)}, dtype=torch.{value.torch_dtype})"
     if isinstance(value, np.ndarray):
-        return f"an array of shape {value.shape} and dtype {value.dtype}"
+        return f"array(shape={value.shape}, dtype={value.dtype})"
     return _short(repr(value))
 
 

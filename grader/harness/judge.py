@@ -258,7 +258,7 @@ class Judge:
             case.function(Remote(self.student, 0), Remote(self.reference, 0), self._rng(case))
             return Outcome(True, None, Message("check.passed"))
         except CheckFailed as failure:
-            return Outcome(False, "WRONG_ANSWER", Message("check.failed", detail=str(failure)))
+            return Outcome(False, "WRONG_ANSWER", failure.reason)
         except ProgramError as error:
             if error.side != "student":
                 raise RuntimeError(f"check {case.name}: the reference raised {_traceback_text(error)}") from None
@@ -288,7 +288,7 @@ class Judge:
             decision = self._race(race, baseline, spec, rng, report)
         except CheckFailed as failure:
             report["decision"] = "wrong_answer"
-            return Outcome(False, "WRONG_ANSWER", Message("check.failed", detail=str(failure)))
+            return Outcome(False, "WRONG_ANSWER", failure.reason)
         except ProgramError as error:
             if error.side != "student":
                 raise RuntimeError(f"perf case {case.name}: the reference raised {_traceback_text(error)}") from None
@@ -361,7 +361,7 @@ class Judge:
                 # Everything around a side's call is its own: a slow setup or freeze included.
                 busy[side] += time.perf_counter() - before
 
-        def pair(label: str, timeout: float | None) -> tuple[float, float]:
+        def pair(label: messages.Localized, timeout: float | None) -> tuple[float, float]:
             args = race.inputs(rng)
             sides = ["student", "baseline"]
             order.shuffle(sides)
@@ -369,14 +369,14 @@ class Judge:
             try:
                 compare(results["student"][0], results["baseline"][0])
             except CheckFailed as failure:
-                raise CheckFailed(f"{label}: {failure}") from None
+                raise CheckFailed(failure.reason.within(label)) from None
             return results["student"][1], results["baseline"][1]
 
         # Warm-ups: outside the budget, charged to the case's setup allowance (timeout None).
-        student_first, baseline_first = pair("the first timed call", None)
+        student_first, baseline_first = pair(messages.PHRASES["first_call"], None)
         report["student_compile_s"], report["baseline_compile_s"] = student_first, baseline_first
         for i in range(WARMUP_CALLS - 1):
-            pair(f"warm-up call {i + 2}", None)
+            pair(messages.localize(messages.PHRASES["warmup_call"], n=i + 2), None)
         busy.update(student=0.0, baseline=0.0)
         started = time.monotonic()
         pairs: list[tuple[float, float]] = []
@@ -392,7 +392,7 @@ class Judge:
         decision = stats.decide([], spec["at_most"], spec["margin"], final=False)
         for look in stats.LOOKS:
             while may_measure(look):
-                pairs.append(pair(f"timed call {len(pairs) + 1}", budget))
+                pairs.append(pair(messages.localize(messages.PHRASES["timed_call"], n=len(pairs) + 1), budget))
             out_of_time = time.monotonic() - started >= budget
             ratios = [s / b for s, b in pairs if b > 0]
             decision = stats.decide(
@@ -504,16 +504,15 @@ def _traceback_text(error: ProgramError) -> str:
 
 
 def _perf_message(report: dict[str, Any]) -> Message:
-    threshold = (f"at least {report['speedup']:g}x faster than" if report.get("speedup")
-                 else f"at most {report['at_most']:g}x the time of")
-    common = {"threshold": threshold, "baseline": report["baseline"]}
+    # Numbers and the baseline's name only: the platform words them in the reader's language.
+    common = {"at_most": f"{report['at_most']:.3g}", "baseline": report["baseline"]}
     if report["decision"] == "too_few":
         return Message(
             "perf.too_few_pairs", n=report["n"], budget=f"{report['budget_s']:g}", needed=report["needed"], **common)
     low, high = report["interval"]
-    measured = f"{report['ratio']:.3g}x the {report['baseline']} time (interval {low:.3g}-{high:.3g}, n={report['n']})"
     outcome = report["decision"] if report["decision"] in ("pass", "too_slow") else "within_noise"
-    return Message(f"perf.{outcome}", measured=measured, **common)
+    ratio = {"ratio": f"{report['ratio']:.3g}", "low": f"{low:.3g}", "high": f"{high:.3g}", "n": report["n"]}
+    return Message(f"perf.{outcome}", **ratio, **common)
 
 
 def _round(value: float) -> float | None:

@@ -592,8 +592,7 @@ class Program:
             raise self._error(reply)
         if self.check_mutation and reply["digests"] != sent:
             changed = [i + 1 for i, (a, b) in enumerate(zip(sent, reply["digests"], strict=False)) if a != b]
-            raise CheckFailed(
-                f"your code changed its input (argument {changed[0]}) in place; leave the inputs untouched")
+            raise CheckFailed(Message("check.changed_input", argument=changed[0]))
         decoder = wire.Decoder(blobs, handle=self._decode_handle)
         try:
             return decoder.decode(reply.get("value")), elapsed

@@ -42,6 +42,7 @@ from typing import Any
 
 from grader.content_root import DIFFICULTIES, LANGUAGES, folder_digest
 from grader.contract import Kind, PerfTerms
+from grader.host.check_text import untranslated
 from sandbox import Limits
 
 REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh-hans.md", "starter.py", "solution.py", "checks.py")
@@ -186,6 +187,11 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
     limits = _limits(toml, data.get("limits", {}))
 
     declared, said_visible = _declared_checks(texts["checks.py"])
+    problems = untranslated(texts["checks.py"])
+    if problems:
+        raise SpecError(
+            "checks.py: every text a check shows the student needs English and Chinese with the same "
+            "placeholders:\n  " + "\n  ".join(problems))
     visible = set(toml.strings("checks.visible", default=[]))
     toml.no_unknown_keys("checks", data.get("checks", {}), {"visible"})
     for name in sorted(visible):

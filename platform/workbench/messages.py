@@ -3,12 +3,13 @@
 The judge writes each check row with a stable ``message_id`` and its ``message_params``
 (grader/harness/messages.py holds the ids and their English templates). Here every id
 maps to a gettext string, so makemessages finds it and the Chinese catalogue translates
-it. Durations read as people say them. Two kinds of parameter hold English text rather
-than data: a ``reason`` (itself a judge message) and a ``detail`` (what the checks API
-said about a wrong answer); both are recognised by their English pattern and translated
-too. Text no pattern knows (an exercise's own ``fail("...")`` words) stays as written, and
-so does a row without an id. tests/platform/workbench/test_messages.py fails when an id
-the judge can emit has no entry here, or an entry has no Chinese.
+it. Durations read as people say them. A parameter that is a text per language (an
+exercise's own words: a ``fail`` detail, the ``what`` a comparison names) is shown in the
+reader's language. A ``reason`` (itself a judge message) and a ``detail`` stored before
+result format 3 hold English text: both are recognised by their English pattern and
+translated too; text no pattern knows stays as written, and so does a row without an id.
+tests/platform/workbench/test_messages.py fails when an id the judge can emit has no entry
+here, or an entry has no Chinese.
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ from typing import Any
 
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext, gettext_noop, ngettext, pgettext_lazy
+from django.utils.translation import get_language, gettext, gettext_noop, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 # message id -> its text with %(name)s parameters (the judge's ids and parameter names).
 CATALOGUE: dict[str, str] = {
     "check.passed": gettext_noop("passed"),
-    "check.failed": "%(detail)s",  # the detail itself is translated (see render)
+    "check.failed": "%(detail)s",  # the exercise's own words, in every language (see _shown)
+    "check.changed_input": gettext_noop(
+        "your code changed its input (argument %(argument)s) in place; leave the inputs untouched"),
     "error.raised": gettext_noop("your code raised %(type)s"),
     "error.unusable_value": gettext_noop("the judge could not use what your code returned"),
     "hidden.wrong_answer": gettext_noop("wrong answer on a hidden case"),
@@ -51,8 +54,59 @@ CATALOGUE: dict[str, str] = {
     "stop.bad_reply": gettext_noop("your program's reply to the judge was not valid"),
     "stop.cannot_start": gettext_noop("your program could not be started (%(reason)s)"),
     "stop.unpausable": gettext_noop("your program kept running while it should have been paused"),
-    # The perf rows' parameters are English phrases; the page words them from the perf
-    # report's numbers instead (see verdicts.py), and these are the fallbacks.
+    # Performance: numbers and a baseline's name; the chart beside the row draws them too.
+    "perf.pass": gettext_noop(
+        "fast enough: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, n=%(n)s); "
+        "needed at most %(at_most)s×"),
+    "perf.too_slow": gettext_noop(
+        "too slow: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, n=%(n)s); "
+        "needed at most %(at_most)s×"),
+    "perf.within_noise": gettext_noop(
+        "within noise: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, n=%(n)s); "
+        "needed at most %(at_most)s×; not counted against you"),
+    "perf.too_few_pairs": gettext_noop(
+        "too slow: only %(n)s timed calls fitted in the %(budget)s budget, and a decision needs %(needed)s; "
+        "needed at most %(at_most)s× the %(baseline)s time"
+    ),
+    # What the checks API says about a wrong answer; %(what)s is the exercise's own name for
+    # the value, in the reader's language.
+    "compare.returned_handle": gettext_noop(
+        "%(what)s: expected %(expected)s, got %(got)s; return plain values (numbers, lists, dicts, arrays)"),
+    "compare.not_a_dict": gettext_noop("%(what)s: expected a dict, got %(got)s"),
+    "compare.missing_key": gettext_noop("%(what)s is missing key %(key)s"),
+    "compare.unexpected_key": gettext_noop("%(what)s has an unexpected key %(key)s"),
+    "compare.not_a_sequence": gettext_noop("%(what)s: expected a %(expected)s, got %(got)s"),
+    "compare.length": gettext_noop("%(what)s: expected %(expected)s items, got %(got)s"),
+    "compare.expected_got": gettext_noop("%(what)s: expected %(expected)s, got %(got)s"),
+    "compare.not_a_number": gettext_noop("%(what)s: expected the number %(expected)s, got %(got)s"),
+    "compare.nan": gettext_noop("%(what)s: expected %(expected)s, got %(got)s (NaN must match NaN)"),
+    "compare.difference": gettext_noop("%(what)s: expected %(expected)s, got %(got)s (difference %(difference)s)"),
+    "compare.not_a_tensor": gettext_noop("%(what)s: expected a torch tensor, got %(got)s"),
+    "compare.not_an_array": gettext_noop("%(what)s: expected a numpy array, got %(got)s"),
+    "compare.tensor_dtype": gettext_noop("%(what)s: expected dtype torch.%(expected)s, got torch.%(got)s"),
+    "compare.dtype": gettext_noop("%(what)s: expected dtype %(expected)s, got %(got)s"),
+    "compare.shape": gettext_noop("%(what)s: expected shape %(expected)s, got %(got)s"),
+    "compare.nan_positions": gettext_noop(
+        "%(what)s: NaN positions differ, first at index %(index)s: expected %(expected)s, got %(got)s"),
+    "compare.inf_positions": gettext_noop(
+        "%(what)s: infinity positions differ, first at index %(index)s: expected %(expected)s, got %(got)s"),
+    "compare.inf_at": gettext_noop("%(what)s: expected %(expected)s at index %(index)s, got %(got)s"),
+    "compare.elements": gettext_noop(
+        "%(what)s: %(count)s of %(size)s elements differ; first at index %(index)s: "
+        "expected %(expected)s, got %(got)s"),
+    "compare.elements_within": gettext_noop(
+        "%(what)s: %(count)s of %(size)s elements differ (rtol=%(rtol)s, atol=%(atol)s); "
+        "first at index %(index)s: expected %(expected)s, got %(got)s"),
+    "raises.wrong_message": gettext_noop(
+        "%(what)s raised %(error)s: %(message)s, but the message should mention %(fragments)s"),
+    "raises.returned": gettext_noop("expected %(what)s to raise an error, but it returned normally"),
+    "raises.returned_mentioning": gettext_noop(
+        "expected %(what)s to raise an error mentioning %(fragments)s, but it returned normally"),
+}
+
+# The perf rows of result format 2 had English phrases for parameters: such a stored row,
+# which the templates above do not fit, reads as these.
+_PERF_BEFORE_FORMAT_3 = {
     "perf.pass": gettext_noop("fast enough"),
     "perf.too_slow": gettext_noop("too slow"),
     "perf.within_noise": gettext_noop("within noise: not counted against you"),
@@ -61,8 +115,9 @@ CATALOGUE: dict[str, str] = {
     ),
 }
 
-# What the checks API (grader/harness/api.py) says about a wrong answer, as English
-# patterns: a ``check.failed`` detail that matches one is shown in the reader's language.
+# What the checks API said about a wrong answer before it had message ids (result format 2),
+# as English patterns: a stored ``check.failed`` detail that matches one is shown in the
+# reader's language.
 DETAILS: list[str] = [  # the more specific first: the first pattern that matches wins
     gettext_noop("%(what)s: expected %(expected)s, got %(got)s (difference %(difference)s)"),
     gettext_noop("%(what)s: expected the number %(expected)s, got %(got)s"),
@@ -107,9 +162,25 @@ def duration(seconds: float) -> str:
 BASELINES = {"reference": pgettext_lazy("perf baseline", "reference solution")}
 
 
+def in_language(text: dict[str, Any]) -> str:
+    """A check's own words (a text per language) in the reader's language, else in English,
+    HTML-safe, with its `code spans` shown as code."""
+    language = "zh-hans" if (get_language() or "en").lower().startswith("zh") else "en"
+    chosen = str(text.get(language) or text.get("en") or "")
+    parts = re.split(r"`([^`]+)`", chosen)
+    return mark_safe("".join(  # every part is escaped; only our <code> tags are markup
+        format_html("<code>{}</code>", part) if i % 2 else conditional_escape(part) for i, part in enumerate(parts)
+    ))
+
+
 def _shown(name: str, value: Any) -> Any:
-    """A parameter as the message shows it: durations in words, English prose translated
-    where a pattern knows it, values (names and data from the student's code) as code."""
+    """A parameter as the message shows it: a check's own words in the reader's language,
+    durations in words, English prose translated where a pattern knows it, a baseline by its
+    name, values (names and data from the student's code) as code."""
+    if isinstance(value, dict):
+        return in_language(value)
+    if name == "baseline" and str(value) in BASELINES:
+        return BASELINES[str(value)]
     if name in _SECONDS:
         try:
             return duration(float(value))
@@ -127,14 +198,20 @@ def render(row: dict[str, Any]) -> str:
     entry = CATALOGUE.get(str(row.get("message_id") or ""))
     params = row.get("message_params")
     if row.get("message_id") == "check.failed" and isinstance(params, dict):
-        return translate_english(str(params.get("detail", "")))
+        detail = params.get("detail", "")
+        if isinstance(detail, dict):
+            return in_language(detail)
+        return translate_english(str(detail))  # an English-only detail (result format 2, or the judge's own)
     if entry is None or not isinstance(params, dict):
         return translate_english(str(row.get("message", "")))
-    try:
-        # The templates are ours and the translators'; every parameter is escaped by _shown.
-        return mark_safe(gettext(entry) % {str(k): _shown(str(k), v) for k, v in params.items()})
-    except (KeyError, TypeError, ValueError):
-        return str(row.get("message", ""))  # parameters that do not fit: the judge's own words
+    shown = {str(k): _shown(str(k), v) for k, v in params.items()}
+    for template in (entry, _PERF_BEFORE_FORMAT_3.get(str(row.get("message_id")))):
+        try:
+            # The templates are ours and the translators'; every parameter is escaped by _shown.
+            return mark_safe(gettext(template) % shown) if template else ""
+        except (KeyError, TypeError, ValueError):
+            continue
+    return str(row.get("message", ""))  # parameters that do not fit: the judge's own words
 
 
 @functools.cache

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
+from django.conf import settings
 from django.utils import timezone
 
 from grader.host import SandboxUnavailable, grade, visible_only
@@ -15,8 +17,13 @@ from workbench.models import PracticeRun
 log = logging.getLogger(__name__)
 
 
-def practice_run_grade(*, practice_id: int) -> None:
-    """Run the visible checks of one practice run and keep the result on the run alone."""
+def practice_run_grade(*, practice_id: int, final_attempt: bool) -> None:
+    """Run the visible checks of one practice run and keep the result on the run alone.
+
+    A sandbox that is unavailable puts the run back for the task's retry, except on the
+    last attempt: then the run ends as FAILED, and its page says to try again instead of
+    waiting for ever.
+    """
     claimed = PracticeRun.objects.filter(id=practice_id, status=PracticeRun.Status.QUEUED).update(
         status=PracticeRun.Status.RUNNING
     )
@@ -28,9 +35,25 @@ def practice_run_grade(*, practice_id: int) -> None:
         result = result_of(grade(spec, run.code, grading_sandbox()))
         status = PracticeRun.Status.FAILED if result_is_internal_error(result) else PracticeRun.Status.DONE
     except SandboxUnavailable:
-        PracticeRun.objects.filter(id=practice_id).update(status=PracticeRun.Status.QUEUED)
-        raise
+        if not final_attempt:
+            PracticeRun.objects.filter(id=practice_id).update(status=PracticeRun.Status.QUEUED)
+            raise
+        log.warning("practice run %s: the sandbox stayed unavailable through every retry", practice_id)
+        result, status = None, PracticeRun.Status.FAILED
     except Exception:  # a bug of ours: say the run failed, never leave it spinning
         log.exception("practice run %s failed", practice_id)
         result, status = None, PracticeRun.Status.FAILED
     PracticeRun.objects.filter(id=practice_id).update(status=status, result=result, finished_at=timezone.now())
+
+
+def practice_run_give_up_if_late(run: PracticeRun) -> PracticeRun:
+    """End a run that is still waiting PRACTICE_RUN_DEADLINE_S after it was asked for (its
+    task lost with a broker, or a worker gone), so that its page stops waiting."""
+    deadline = timezone.now() - timedelta(seconds=settings.PRACTICE_RUN_DEADLINE_S)
+    late = PracticeRun.objects.filter(
+        id=run.id, status__in=(PracticeRun.Status.QUEUED, PracticeRun.Status.RUNNING), created_at__lt=deadline
+    ).update(status=PracticeRun.Status.FAILED, finished_at=timezone.now())
+    if late:
+        log.warning("practice run %s: no result within %s s; given up", run.id, settings.PRACTICE_RUN_DEADLINE_S)
+        run.refresh_from_db()
+    return run

@@ -1,11 +1,14 @@
 """Celery tasks: thin wrappers around workbench.practice; arguments are ids."""
 
-from celery import shared_task
+from celery import Task, shared_task
 
 from grader.host import SandboxUnavailable
 from workbench.practice import practice_run_grade
 
 
-@shared_task(acks_late=True, autoretry_for=(SandboxUnavailable,), retry_backoff=2, retry_backoff_max=30, max_retries=3)
-def run_visible_checks(practice_id: int) -> None:
-    practice_run_grade(practice_id=practice_id)
+@shared_task(
+    bind=True, acks_late=True, autoretry_for=(SandboxUnavailable,), retry_backoff=2, retry_backoff_max=30,
+    max_retries=3,
+)
+def run_visible_checks(self: Task, practice_id: int) -> None:
+    practice_run_grade(practice_id=practice_id, final_attempt=self.request.retries >= (self.max_retries or 0))

@@ -153,7 +153,11 @@ def verdict_view(result: dict[str, Any], checks_source: str = "") -> VerdictView
             given = raw.get("message_params")
             params: dict[str, Any] = given if isinstance(given, dict) else {}
             row.traceback = str(params.get("traceback", "")) if raw.get("message_id") == "error.raised" else ""
-            if raw.get("message_id") in ("check.failed", None):
+            message_id = str(raw.get("message_id") or "")
+            if message_id.startswith("compare.") and "expected" in params and "got" in params:
+                row.expected, row.got = str(params["expected"]), str(params["got"])
+            elif message_id in ("check.failed", "") and not isinstance(params.get("detail"), dict):
+                # A stored English-only detail (result format 2): its "expected ..., got ..." read back.
                 row.expected, row.got = _expected_got(str(params.get("detail", raw.get("message", ""))))
     first_failure = next((r for r in rows if r.visible and not r.passed), None)
     if first_failure:

@@ -7,6 +7,7 @@ from django.views.decorators.http import require_POST
 from accounts.http import AuthenticatedHttpRequest
 from catalog.selectors import exercises_published
 from workbench.models import PracticeRun
+from workbench.practice import practice_run_give_up_if_late
 from workbench.services import PracticeRateLimited, draft_save, practice_run_start
 
 
@@ -42,6 +43,7 @@ def practice_start_view(request: AuthenticatedHttpRequest, slug: str) -> HttpRes
 @login_required
 def practice_status_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(PracticeRun.objects.select_related("exercise_version__exercise"), pk=pk, user=request.user)
+    run = practice_run_give_up_if_late(run)
     return render(request, _practice_template(request), {"run": run, "exercise": run.exercise_version.exercise})
 
 

@@ -191,7 +191,8 @@ def test_a_chinese_verdict_page_has_no_english_outside_code(live_server, chromiu
         log_in_as_student(page, live_server.url, "zh-hans")
         student = User.objects.get(username=page.locator(".who").inner_text())
         starter = (content / "coding" / SLUG / "starter.py").read_text()
-        for name in ("starter_with_message_ids", "syntax_error", "accepted_with_message_ids"):
+        # wrong_answer_format_3: a checks.py's own words and value names, in both languages.
+        for name in ("starter_with_message_ids", "syntax_error", "accepted_with_message_ids", "wrong_answer_format_3"):
             submission = graded(student, name, starter)
             page.goto(f"{live_server.url}/submissions/{submission.pk}/")
             page.locator("details").evaluate_all("(all) => all.forEach((d) => d.open = true)")

@@ -20,6 +20,8 @@ ROWS = [
     CheckRow("adds", passed=True, visible=True, message="passed", points=2.0, max_points=2.0),
     CheckRow("hidden", passed=False, visible=False, message="wrong answer on a hidden case", points=0.0,
              max_points=1.0, kind=Kind.WRONG_ANSWER, message_id="hidden.wrong_answer", message_params={"n": 3}),
+    CheckRow("says", passed=False, visible=True, message="got 3", max_points=1.0, kind=Kind.WRONG_ANSWER,
+             message_id="check.failed", message_params={"detail": {"en": "got 3", "zh-hans": "得到 3"}}),
 ]
 
 
@@ -38,7 +40,8 @@ def test_a_document_survives_the_round_trip():
 
 def test_the_format_is_pinned():
     """Change these only together with FORMAT, the judge and the host."""
-    assert contract.FORMAT == 2
+    assert contract.FORMAT == 3
+    assert contract.LANGUAGES == ("en", "zh-hans")
     assert set(document().to_dict()) == {"format", "checks", "perf", "stdout", "stderr", "notes", "isolated",
                                          "internal_error", "operator_log"}
     assert set(ROWS[0].to_dict()) == {"name", "passed", "visible", "message", "points", "max_points", "kind",
@@ -51,7 +54,7 @@ def test_the_format_is_pinned():
 
 def test_a_document_of_another_format_is_refused_by_name():
     data = document().to_dict() | {"format": 1}
-    with pytest.raises(ContractError, match="format 1; this host reads format 2"):
+    with pytest.raises(ContractError, match="format 1; this host reads format 3"):
         ResultDocument.from_json(raw(data))
 
 
@@ -67,8 +70,14 @@ def test_a_document_of_another_format_is_refused_by_name():
         (lambda d: d["checks"][0].update(points="2"), r"result.checks\[0\].points: must be a number"),
         (lambda d: d.update(notes=[1]), "result.notes: must be a list of strings"),
         (lambda d: d.update(perf=[]), "result.perf: must be an object or null"),
+        (lambda d: d["checks"][2]["message_params"]["detail"].pop("zh-hans"),
+         r"result.checks\[2\].message_params.detail: must be a string, a number, or a text in each of en, zh-hans"),
+        (lambda d: d["checks"][2]["message_params"].update(detail={"en": "a", "zh-hans": 1}),
+         r"result.checks\[2\].message_params.detail: must be"),
+        (lambda d: d["checks"][1]["message_params"].update(n=[3]), r"result.checks\[1\].message_params.n: must be"),
     ],
-    ids=["missing", "unknown", "row-missing", "row-unknown", "kind", "bool", "number", "notes", "perf"],
+    ids=["missing", "unknown", "row-missing", "row-unknown", "kind", "bool", "number", "notes", "perf",
+         "text-without-chinese", "text-not-a-string", "param-list"],
 )
 def test_a_changed_field_is_refused_with_its_name(change, message):
     data = document().to_dict()

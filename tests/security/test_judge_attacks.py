@@ -313,7 +313,8 @@ FREEZE_CHECKS = CHECKS.split("@perf")[0] + """
 @perf(points=1)
 def never_sees_the_baseline(student, reference, rng):
     return Race(student=student.saw_it, reference=reference.flagged_work, inputs=lambda rng: (),
-                check=lambda got, want: fail("the student's helper saw the baseline running") if got else None)
+                check=lambda got, want: fail({"en": "the student's helper saw the baseline running",
+                                                       "zh-hans": "学生的辅助进程看到了基线在运行"}) if got else None)
 """
 FREEZE_TOML = TOML + """
 [perf.never_sees_the_baseline]

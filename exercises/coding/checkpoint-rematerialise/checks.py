@@ -5,7 +5,7 @@ The probe runs inside each program: it seeds the RNG, runs the block (checkpoint
 in the reference), counts the bytes that autograd packs for backward through
 torch.autograd.graph.saved_tensors_hooks, reseeds, and backpropagates.
 """
-from grader.harness import check, close, fail, fn, run_in, tensor
+from grader.harness import as_code, check, close, fail, fn, localize, run_in, tensor
 
 PROBE_SOURCE = '''
 def probe(how, block, seed, *args):
@@ -38,9 +38,10 @@ def compare(student, reference, block, args, what, seed=1234):
     """The student's checkpoint against the block run plainly; returns (student's, plain) reports."""
     got = run_in(student, PROBE, "checkpoint", fn(block), seed, *args)
     plain = run_in(reference, PROBE, "plain", fn(block), seed, *args)
-    close(got["out"], plain["out"], what=f"{what}: the output")
-    close(got["grads"], plain["grads"], what=f"{what}: the gradients")
-    close(got["after"], plain["after"], what=f"{what}: the next random number after backward")
+    close(got["out"], plain["out"], what=localize({"en": "{what}: the output", "zh-hans": "{what}：输出"}, what=what))
+    close(got["grads"], plain["grads"], what=localize({"en": "{what}: the gradients", "zh-hans": "{what}：梯度"}, what=what))
+    close(got["after"], plain["after"], what=localize(
+        {"en": "{what}: the next random number after backward", "zh-hans": "{what}：反向传播之后的下一个随机数"}, what=what))
     return got, plain
 
 
@@ -48,8 +49,11 @@ def keeps_only_inputs(student, reference, block, args, what):
     got, plain = compare(student, reference, block, args, what)
     inputs = run_in(reference, PROBE, "checkpoint", fn(block), 1234, *args)["saved"]
     if got["saved"] > inputs:
-        fail(f"{what}: autograd kept {got['saved']} bytes for backward; the inputs alone are {inputs} bytes "
-             f"(running the block plainly keeps {plain['saved']})")
+        fail({"en": "{what}: autograd kept {saved} bytes for backward; the inputs alone are {inputs} bytes "
+                    "(running the block plainly keeps {plain})",
+              "zh-hans": "{what}：autograd 为反向传播保存了 {saved} 字节，而输入本身只有 {inputs} 字节"
+                         "（不做检查点直接运行该模块会保存 {plain} 字节）"},
+             what=what, saved=got["saved"], inputs=inputs, plain=plain["saved"])
 
 
 def mlp_args(rng, batch=16, width=32, hidden=128):
@@ -60,18 +64,19 @@ def mlp_args(rng, batch=16, width=32, hidden=128):
 @check(points=2, title={"en": "Same gradients as running without checkpoints", "zh-hans": "梯度与不做检查点时相同"})
 def same_gradients_as_running_plainly(student, reference, rng):
     x, w1, w2 = tensor([[1.0, -1.0], [0.5, 2.0]]), tensor([[0.3, 0.1], [-0.2, 0.4]]), tensor([[1.0], [2.0]])
-    compare(student, reference, MLP, (x, w1, w2), "checkpoint(tanh(tanh(x @ w1) @ w1.T) @ w2)")
+    compare(student, reference, MLP, (x, w1, w2), as_code("checkpoint(tanh(tanh(x @ w1) @ w1.T) @ w2)"))
 
 
 @check(points=3, title={"en": "Keeps only the inputs", "zh-hans": "只保留输入"})
 def keeps_only_the_inputs(student, reference, rng):
-    keeps_only_inputs(student, reference, MLP, mlp_args(rng), "a two-layer block on a 16x32 batch")
+    keeps_only_inputs(student, reference, MLP, mlp_args(rng), {"en": "a two-layer block on a 16x32 batch",
+                                                                  "zh-hans": "16x32 批次上的两层模块"})
 
 
 @check(points=2, title={"en": "Dropout draws the same mask again", "zh-hans": "重算时 dropout 生成同样的掩码"})
 def dropout_draws_the_same_mask_again(student, reference, rng):
     x, w = tensor(rng.normal(size=(8, 6))), tensor(rng.normal(size=(6, 10)))
-    compare(student, reference, DROPOUT, (x, w), "a block with dropout(p=0.5)")
+    compare(student, reference, DROPOUT, (x, w), {"en": "a block with `dropout(p=0.5)`", "zh-hans": "带 `dropout(p=0.5)` 的模块"})
 
 
 @check(points=1, title={"en": "Arguments that are not trained", "zh-hans": "不参与训练的参数"})
@@ -79,12 +84,15 @@ def arguments_that_are_not_trained(student, reference, rng):
     block = "lambda x, w, scale, mask: (torch.sin(x @ w) * scale).masked_fill(mask, 0.0)"
     x, w = tensor(rng.normal(size=(5, 4))), tensor(rng.normal(size=(4, 3)))
     mask = tensor(rng.random(size=(5, 3)) < 0.3, dtype="bool")
-    compare(student, reference, block, (x, w, 2.5, mask), "a block with a float and a bool mask among its arguments")
+    compare(student, reference, block, (x, w, 2.5, mask), {
+        "en": "a block with a float and a bool mask among its arguments",
+        "zh-hans": "参数中含一个浮点数和一个布尔掩码的模块"})
 
 
 @check(points=2, title={"en": "Random blocks", "zh-hans": "随机的计算块"})
 def random_blocks(student, reference, rng):
     for batch, width, hidden in ((4, 3, 7), (32, 16, 64)):
-        keeps_only_inputs(student, reference, MLP, mlp_args(rng, batch, width, hidden), f"a {width}-{hidden} block")
+        keeps_only_inputs(student, reference, MLP, mlp_args(rng, batch, width, hidden), localize({"en": "a {width}-{hidden} block", "zh-hans": "{width}-{hidden} 的模块"}, width=width, hidden=hidden))
         x, w = tensor(rng.normal(size=(batch, width))), tensor(rng.normal(size=(width, hidden)))
-        compare(student, reference, DROPOUT, (x, w), f"dropout in a {width}-{hidden} block", seed=int(rng.integers(1 << 30)))
+        compare(student, reference, DROPOUT, (x, w), localize({"en": "dropout in a {width}-{hidden} block", "zh-hans": "{width}-{hidden} 模块中的 dropout"},
+                                              width=width, hidden=hidden), seed=int(rng.integers(1 << 30)))

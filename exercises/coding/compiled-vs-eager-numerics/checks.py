@@ -7,7 +7,7 @@ is; an unacceptable one is at least fifty times farther.
 """
 import numpy as np
 
-from grader.harness import check, equal, fail
+from grader.harness import check, equal, fail, localize
 
 
 def row_sums(rng, kind, dtype, rows, n):
@@ -31,13 +31,26 @@ def row_sums(rng, kind, dtype, rows, n):
 def judge(student, eager, compiled, gold, should, what):
     got = student.agrees(eager, compiled, gold)
     if not isinstance(got, bool):
-        fail(f"{what}: return True or False, got {got!r:.60}")
+        fail({"en": "{what}: return True or False, got `{got!r:.60}`",
+              "zh-hans": "{what}：应返回 True 或 False，实际返回 `{got!r:.60}`"}, what=what, got=got)
     equal(got, should, what=what)
 
 
 def named(rng, kind, dtype, n):
     eager, compiled, gold, should = row_sums(rng, kind, dtype, 8, n)
-    return eager, compiled, gold, should, f"agrees() for {kind} row sums of 8x{n} {np.dtype(dtype).name} values"
+    what = localize({"en": "`agrees()` for {kind} row sums of 8x{n} {dtype} values",
+                     "zh-hans": "对 8x{n} 个 {dtype} 值做{kind}行求和时的 `agrees()`"},
+                    kind=KINDS[kind], n=n, dtype=np.dtype(dtype).name)
+    return eager, compiled, gold, should, what
+
+
+# How each kind of row sum is named in a message.
+KINDS = {
+    "reordered": {"en": "reordered", "zh-hans": "改变顺序的"},
+    "upcast": {"en": "upcast", "zh-hans": "提升精度的"},
+    "downcast": {"en": "downcast", "zh-hans": "降低精度的"},
+    "bug": {"en": "buggy", "zh-hans": "有错误的"},
+}
 
 
 @check(points=2, title={"en": "A reordered sum agrees", "zh-hans": "改变求和顺序后判为一致"})
@@ -69,7 +82,8 @@ def nan_where_the_answer_is_finite_does_not(student, reference, rng):
     eager, compiled, gold, _, _ = named(np.random.default_rng(5), "reordered", np.float32, 64)
     compiled = compiled.copy()
     compiled[3] = np.nan
-    judge(student, eager, compiled, gold, False, "agrees() when one compiled row sum is NaN")
+    judge(student, eager, compiled, gold, False, {"en": "`agrees()` when one compiled row sum is NaN",
+                                                     "zh-hans": "编译结果中有一行的和为 NaN 时的 `agrees()`"})
 
 
 @check(points=4, title={"en": "Random cases", "zh-hans": "随机用例"})

@@ -4,7 +4,7 @@ import zlib
 
 import numpy as np
 
-from grader.harness import check, close, equal, fail
+from grader.harness import as_code, check, close, equal, fail, localize
 
 BINARY = ["add", "sub", "mul", "div", "max"]
 UNARY = ["neg", "exp", "tanh", "relu"]
@@ -39,17 +39,24 @@ def evaluate(graph, feed, run=0):
 
 def well_formed(graph, what):
     if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list):
-        fail(f"{what}: optimize() must return a dict with a list under 'nodes', got {graph!r:.80}")
+        fail({"en": "{what}: `optimize()` must return a dict with a list under `'nodes'`, got `{graph!r:.80}`",
+              "zh-hans": "{what}：`optimize()` 必须返回一个 `'nodes'` 下为列表的 dict，实际返回 `{graph!r:.80}`"},
+             what=what, graph=graph)
     seen = set()
     for node in graph["nodes"]:
         if not isinstance(node, dict) or "name" not in node or "op" not in node:
-            fail(f"{what}: every node must be a dict with 'name', 'op' and 'inputs', got {node!r:.80}")
+            fail({"en": "{what}: every node must be a dict with `'name'`, `'op'` and `'inputs'`, got `{node!r:.80}`",
+                  "zh-hans": "{what}：每个节点都必须是含 `'name'`、`'op'` 和 `'inputs'` 的 dict，实际为 `{node!r:.80}`"},
+                 what=what, node=node)
         for name in node.get("inputs", []):
             if name not in seen:
-                fail(f"{what}: node {node['name']!r} uses {name!r}, which is not listed before it")
+                fail({"en": "{what}: node `{node!r}` uses `{name!r}`, which is not listed before it",
+                      "zh-hans": "{what}：节点 `{node!r}` 用到了 `{name!r}`，但它没有排在前面"},
+                     what=what, node=node["name"], name=name)
         seen.add(node["name"])
     if graph.get("outputs") is None or any(name not in seen for name in graph["outputs"]):
-        fail(f"{what}: every output must still be a node of the graph")
+        fail({"en": "{what}: every output must still be a node of the graph",
+              "zh-hans": "{what}：每个输出都必须仍是计算图中的节点"}, what=what)
 
 
 def compare(student, reference, graph, feeds, what):
@@ -57,29 +64,41 @@ def compare(student, reference, graph, feeds, what):
     well_formed(got, what)
     for run, feed in enumerate(feeds):
         mine, theirs = evaluate(got, feed, run), evaluate(graph, feed, run)
-        close(mine["outputs"], theirs["outputs"], rtol=1e-9, atol=1e-12, what=f"{what}: outputs of the optimized graph")
+        close(mine["outputs"], theirs["outputs"], rtol=1e-9, atol=1e-12, what=localize(
+            {"en": "{what}: outputs of the optimized graph", "zh-hans": "{what}：优化后计算图的输出"}, what=what))
         if [name for name, _ in mine["printed"]] != [name for name, _ in theirs["printed"]]:
-            fail(f"{what}: the optimized graph prints {[n for n, _ in mine['printed']]}, the original prints "
-                 f"{[n for n, _ in theirs['printed']]}: a print is a side effect, and it must survive")
-        close(mine["printed"], theirs["printed"], rtol=1e-9, atol=1e-12, what=f"{what}: the printed values")
+            fail({"en": "{what}: the optimized graph prints {mine}, the original prints {theirs}: "
+                        "a print is a side effect, and it must survive",
+                  "zh-hans": "{what}：优化后的计算图打印 {mine}，原计算图打印 {theirs}：打印是副作用，必须保留"},
+                 what=what, mine=[n for n, _ in mine["printed"]], theirs=[n for n, _ in theirs["printed"]])
+        close(mine["printed"], theirs["printed"], rtol=1e-9, atol=1e-12, what=localize(
+            {"en": "{what}: the printed values", "zh-hans": "{what}：打印出的值"}, what=what))
     mine = {node["name"]: node for node in got["nodes"]}
     theirs = {node["name"]: node for node in want["nodes"]}
     dead = sorted(set(mine) - set(theirs))
     if dead:
-        fail(f"{what}: node {dead[0]!r} should be gone (it is dead, or folded into a constant nobody else uses)")
+        fail({"en": "{what}: node `{node!r}` should be gone (it is dead, or folded into a constant nobody else uses)",
+              "zh-hans": "{what}：节点 `{node!r}` 应当被删除（它是死代码，或已折叠进一个没有其他节点使用的常量）"},
+             what=what, node=dead[0])
     lost = sorted(set(theirs) - set(mine))
     if lost:
-        fail(f"{what}: node {lost[0]!r} is missing, but an output still needs it")
+        fail({"en": "{what}: node `{node!r}` is missing, but an output still needs it",
+              "zh-hans": "{what}：缺少节点 `{node!r}`，但仍有输出需要它"}, what=what, node=lost[0])
     for name, node in theirs.items():
         if node["op"] in ("random", "print") and mine[name]["op"] != node["op"]:
-            fail(f"{what}: node {name!r} is a {node['op']} node: it must stay one, not become a {mine[name]['op']!r} node")
+            fail({"en": "{what}: node `{name!r}` is a {op} node: it must stay one, not become a `{became!r}` node",
+                  "zh-hans": "{what}：节点 `{name!r}` 是 {op} 节点：它必须保持不变，不能变成 `{became!r}` 节点"},
+                 what=what, name=name, op=node["op"], became=mine[name]["op"])
         if node["op"] == "const" and mine[name]["op"] != "const":
-            fail(f"{what}: node {name!r} depends only on constants and should have been folded")
+            fail({"en": "{what}: node `{name!r}` depends only on constants and should have been folded",
+                  "zh-hans": "{what}：节点 `{name!r}` 只依赖常量，应当被折叠"}, what=what, name=name)
         if node["op"] != "const" and mine[name]["op"] == "const":
-            fail(f"{what}: node {name!r} depends on an input and cannot be a constant")
+            fail({"en": "{what}: node `{name!r}` depends on an input and cannot be a constant",
+                  "zh-hans": "{what}：节点 `{name!r}` 依赖输入，不能是常量"}, what=what, name=name)
         if node["op"] == "const":
-            close(mine[name].get("value"), node["value"], rtol=1e-9, atol=1e-12, what=f"{what}: the value of {name!r}")
-    equal(list(got["outputs"]), list(graph["outputs"]), what=f"{what}: outputs")
+            close(mine[name].get("value"), node["value"], rtol=1e-9, atol=1e-12, what=localize(
+                {"en": "{what}: the value of `{name!r}`", "zh-hans": "{what}：`{name!r}` 的值"}, what=what, name=name))
+    equal(list(got["outputs"]), list(graph["outputs"]), what=localize({"en": "{what}: outputs", "zh-hans": "{what}：输出"}, what=what))
 
 
 def feeds_for(graph, rng, count=2):
@@ -162,7 +181,7 @@ NEURON = {
 
 @check(points=2, title={"en": "Folds and removes nodes in the article's neuron", "zh-hans": "在文章的神经元例子中完成折叠与删除"})
 def folds_and_removes_in_the_article_neuron(student, reference, rng):
-    compare(student, reference, NEURON, [{"x": np.array([5.0, -1.0, 0.5])}], "the neuron z = (w*0.5)*x + b")
+    compare(student, reference, NEURON, [{"x": np.array([5.0, -1.0, 0.5])}], {"en": "the neuron z = (w*0.5)*x + b", "zh-hans": "神经元 z = (w*0.5)*x + b"})
 
 
 @check(points=1, title={"en": "Folds a chain of constants", "zh-hans": "折叠一串常量运算"})
@@ -178,7 +197,7 @@ def folds_a_chain_of_constants(student, reference, rng):
         ],
         "outputs": ["y"],
     }
-    compare(student, reference, graph, [{"x": np.array([1.0, 2.0, 3.0])}], "y = x * max(tanh(exp(0.5)), 0.5)")
+    compare(student, reference, graph, [{"x": np.array([1.0, 2.0, 3.0])}], as_code("y = x * max(tanh(exp(0.5)), 0.5)"))
 
 
 @check(points=1, title={"en": "A constant output stays an output", "zh-hans": "值为常量的输出仍然保留为输出"})
@@ -193,7 +212,8 @@ def an_output_that_is_constant_stays_an_output(student, reference, rng):
         ],
         "outputs": ["area", "y"],
     }
-    compare(student, reference, graph, [{"x": np.array([-1.0, 0.0, 2.0])}], "outputs area = 3*4 and y = relu(x)")
+    compare(student, reference, graph, [{"x": np.array([-1.0, 0.0, 2.0])}], {"en": "outputs `area = 3*4` and `y = relu(x)`",
+                                                                            "zh-hans": "输出 `area = 3*4` 与 `y = relu(x)`"})
 
 
 @check(points=1, title={"en": "Leaves the input graph untouched", "zh-hans": "不修改传入的原图"})
@@ -221,21 +241,26 @@ def random_and_print_nodes_survive(student, reference, rng):
         "outputs": ["y"],
     }
     feeds = [{"x": np.array([1.0, -2.0, 0.5])}, {"x": np.array([0.0, 3.0, -1.0])}]
-    compare(student, reference, graph, feeds, "y = x + random() * 0.5, with print(0.5 * 2), print(x) and an unused random()")
+    compare(student, reference, graph, feeds, {
+        "en": "`y = x + random() * 0.5`, with `print(0.5 * 2)`, `print(x)` and an unused `random()`",
+        "zh-hans": "`y = x + random() * 0.5`，另有 `print(0.5 * 2)`、`print(x)` 和一个没有用到的 `random()`"})
 
 
 @check(points=3, title={"en": "Random graphs", "zh-hans": "随机计算图"})
 def random_graphs(student, reference, rng):
     for size in (10, 30, 80):
         graph = random_graph(rng, size)
-        compare(student, reference, graph, feeds_for(graph, rng), f"a random graph of {size} nodes")
+        compare(student, reference, graph, feeds_for(graph, rng), localize(
+            {"en": "a random graph of {size} nodes", "zh-hans": "有 {size} 个节点的随机计算图"}, size=size))
 
 
 @check(points=2, title={"en": "Random graphs with side effects", "zh-hans": "带副作用的随机计算图"})
 def random_graphs_with_side_effects(student, reference, rng):
     for size in (15, 60):
         graph = with_side_effects(rng, random_graph(rng, size))
-        compare(student, reference, graph, feeds_for(graph, rng, 3), f"a random graph of {size} nodes with random and print nodes")
+        compare(student, reference, graph, feeds_for(graph, rng, 3), localize(
+            {"en": "a random graph of {size} nodes with random and print nodes",
+             "zh-hans": "有 {size} 个节点、含 random 和 print 节点的随机计算图"}, size=size))
 
 
 @check(points=1, title={"en": "A graph with nothing to fold", "zh-hans": "没有可折叠内容的图"})
@@ -248,4 +273,4 @@ def a_graph_with_nothing_to_fold(student, reference, rng):
     graph = {"nodes": kept, "outputs": []}
     ops = [n["name"] for n in graph["nodes"] if n["op"] != "input"]
     graph["outputs"] = ops[-2:] if ops else [graph["nodes"][0]["name"]]
-    compare(student, reference, graph, feeds_for(graph, rng), "a graph without constants")
+    compare(student, reference, graph, feeds_for(graph, rng), {"en": "a graph without constants", "zh-hans": "不含常量的计算图"})

@@ -4,7 +4,7 @@ Needs an NVIDIA GPU (gpu = true): the judge runs it only on hosts that pass one 
 """
 import numpy as np
 
-from grader.harness import Race, check, close, equal, fail, perf
+from grader.harness import Race, check, close, equal, fail, localize, perf
 from grader.harness.wire import TensorArray
 
 WIDTH = 64
@@ -36,7 +36,8 @@ def expected(x, weights, biases):
 
 def agrees(got, x, weights, biases, what):
     if not isinstance(got, TensorArray):
-        fail(f"{what}: return a torch tensor, got {type(got).__name__}")
+        fail({"en": "{what}: return a torch tensor, got {kind}", "zh-hans": "{what}：应返回 torch 张量，实际返回 {kind}"},
+             what=what, kind=type(got).__name__)
     close(np.asarray(got, dtype=np.float64), expected(x, weights, biases), rtol=2e-3, atol=2e-3, what=what)
 
 
@@ -45,7 +46,7 @@ def matches_eager_on_one_batch(student, reference, rng):
     weights, biases = mlp(rng, 4)
     step = student.GraphedMLP(weights, biases, 16)
     x = batch(rng, 16)
-    agrees(step(x), x, weights, biases, "GraphedMLP(4 layers)(x)")
+    agrees(step(x), x, weights, biases, {"en": "`GraphedMLP(...)(x)` with 4 layers", "zh-hans": "4 层的 `GraphedMLP(...)(x)`"})
 
 
 @check(points=2, title={"en": "New inputs on every replay", "zh-hans": "每次重放都使用新输入"})
@@ -54,7 +55,8 @@ def new_inputs_on_every_replay(student, reference, rng):
     step = student.GraphedMLP(weights, biases, 16)
     for i in range(4):
         x = batch(rng, 16)
-        agrees(step(x), x, weights, biases, f"call {i + 1} with a new batch")
+        agrees(step(x), x, weights, biases, localize(
+            {"en": "call {n} with a new batch", "zh-hans": "用新批次进行的第 {n} 次调用"}, n=i + 1))
 
 
 @check(points=2, title={"en": "A CUDA graph is captured and replayed", "zh-hans": "CUDA 图被捕获并重放"})
@@ -64,10 +66,12 @@ def a_cuda_graph_is_captured_and_replayed(student, reference, rng):
     graph = step.graph.get()
     kind = getattr(graph, "_type_name", type(graph).__name__)
     if kind != "CUDAGraph":
-        fail(f".graph must be the torch.cuda.CUDAGraph you captured, got {kind if graph is not None else None}")
+        fail({"en": "`.graph` must be the `torch.cuda.CUDAGraph` you captured, got {kind}",
+              "zh-hans": "`.graph` 必须是你捕获的 `torch.cuda.CUDAGraph`，实际为 {kind}"},
+             kind=kind if graph is not None else None)
     for _ in range(3):
         step(batch(rng, 8))
-    equal(step.replays.get(), 3, what=".replays after three calls")
+    equal(step.replays.get(), 3, what={"en": "`.replays` after three calls", "zh-hans": "调用三次之后的 `.replays`"})
 
 
 @check(points=2, title={"en": "Deeper and wider batches", "zh-hans": "更深更宽的批次"})
@@ -77,7 +81,8 @@ def deeper_and_wider_batches(student, reference, rng):
         step = student.GraphedMLP(weights, biases, rows)
         for _ in range(2):
             x = batch(rng, rows)
-            agrees(step(x), x, weights, biases, f"{depth} layers on a batch of {rows}")
+            agrees(step(x), x, weights, biases, localize(
+                {"en": "{depth} layers on a batch of {rows}", "zh-hans": "{depth} 层、批大小 {rows}"}, depth=depth, rows=rows))
 
 
 @perf(points=3, title={"en": "Replay beats launching every kernel (speed)", "zh-hans": "重放快于逐个启动内核（速度）"})
@@ -90,5 +95,5 @@ def replay_beats_launching_every_kernel(student, reference, rng):
         reference=reference.GraphedMLP(weights, biases, 32),
         baselines={"eager": eager},
         inputs=lambda rng: (batch(rng, 32),),
-        check=lambda got, want: close(np.asarray(got), np.asarray(want), rtol=2e-3, atol=2e-3, what="a timed call"),
+        check=lambda got, want: close(np.asarray(got), np.asarray(want), rtol=2e-3, atol=2e-3, what={"en": "a timed call", "zh-hans": "一次计时调用"}),
     )

@@ -6,7 +6,7 @@ the stream, and returns the outputs with both counts.
 """
 import numpy as np
 
-from grader.harness import check, close, equal, fail, fn, run_in
+from grader.harness import check, close, equal, fail, fn, localize, run_in
 
 PROBE_SOURCE = '''
 def probe(model_source, weights, sizes):
@@ -39,34 +39,40 @@ def stream(student, reference, model, weights, sizes, what):
     weights = np.asarray(weights, dtype=np.float64)
     got = run_in(student, PROBE, model, weights, list(sizes))
     want = run_in(reference, PROBE, model, weights, list(sizes))
-    close(got["outputs"], want["outputs"], what=f"{what}: the outputs")
+    close(got["outputs"], want["outputs"], what=localize({"en": "{what}: the outputs", "zh-hans": "{what}：输出"}, what=what))
     if got["graphs"] == 0 or got["runs"] < len(sizes):
-        fail(f"{what}: only {got['runs']} of {len(sizes)} calls ran a graph compiled with the given backend")
-    equal(got["graphs"], 1, what=f"{what}: the number of graphs compiled")
+        fail({"en": "{what}: only {runs} of {calls} calls ran a graph compiled with the given backend",
+              "zh-hans": "{what}：{calls} 次调用中只有 {runs} 次运行了用给定后端编译的图"},
+             what=what, runs=got["runs"], calls=len(sizes))
+    equal(got["graphs"], 1, what=localize(
+        {"en": "{what}: the number of graphs compiled", "zh-hans": "{what}：编译出的图的数量"}, what=what))
 
 
 @check(points=2, title={"en": "Growing batches compile once", "zh-hans": "批大小增长时只编译一次"})
 def growing_batches_compile_once(student, reference, rng):
-    stream(student, reference, ROWWISE, rng.normal(size=(3, 4)), [4, 5, 6, 9], "batches of 4, 5, 6 and 9 rows")
+    stream(student, reference, ROWWISE, rng.normal(size=(3, 4)), [4, 5, 6, 9], {"en": "batches of 4, 5, 6 and 9 rows",
+                                                                                  "zh-hans": "行数为 4、5、6、9 的批次"})
 
 
 @check(points=2, title={"en": "A batch of one does not recompile", "zh-hans": "批大小为 1 时不重新编译"})
 def a_batch_of_one_does_not_recompile(student, reference, rng):
-    stream(student, reference, ROWWISE, rng.normal(size=(3, 4)), [8, 1, 3, 1], "batches of 8, 1, 3 and 1 rows")
+    stream(student, reference, ROWWISE, rng.normal(size=(3, 4)), [8, 1, 3, 1], {"en": "batches of 8, 1, 3 and 1 rows",
+                                                                                  "zh-hans": "行数为 8、1、3、1 的批次"})
 
 
 @check(points=1, title={"en": "The first batch is a single row", "zh-hans": "第一个批次只有一行"})
 def the_first_batch_is_a_single_row(student, reference, rng):
-    stream(student, reference, ROWWISE, rng.normal(size=(2, 5)), [1, 2, 7], "batches of 1, 2 and 7 rows")
+    stream(student, reference, ROWWISE, rng.normal(size=(2, 5)), [1, 2, 7], {"en": "batches of 1, 2 and 7 rows",
+                                                                               "zh-hans": "行数为 1、2、7 的批次"})
 
 
 @check(points=3, title={"en": "A long random stream", "zh-hans": "一长串随机输入"})
 def a_long_random_stream(student, reference, rng):
     sizes = [int(n) for n in rng.integers(1, 65, size=25)] + [1]
-    stream(student, reference, TWO_LAYERS, rng.normal(size=(6, 6)) * 0.3, sizes, "25 random batch sizes")
+    stream(student, reference, TWO_LAYERS, rng.normal(size=(6, 6)) * 0.3, sizes, {"en": "25 random batch sizes", "zh-hans": "25 个随机的批大小"})
 
 
 @check(points=1, title={"en": "Each stream starts afresh", "zh-hans": "每串输入都从头开始"})
 def each_stream_starts_afresh(student, reference, rng):
     for sizes in ([2, 3], [5, 1, 17]):
-        stream(student, reference, ROWWISE, rng.normal(size=(4, 3)), sizes, f"a stream of {sizes}")
+        stream(student, reference, ROWWISE, rng.normal(size=(4, 3)), sizes, localize({"en": "a stream of {sizes}", "zh-hans": "批大小序列 {sizes}"}, sizes=sizes))

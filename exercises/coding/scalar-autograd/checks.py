@@ -3,7 +3,7 @@ reflected operators, a 10 000-deep chain, and the speed of backward()."""
 import json
 import math
 
-from grader.harness import ProgramError, Race, check, close, fail, fn, inside, perf, run_in
+from grader.harness import ProgramError, Race, as_code, check, close, fail, fn, inside, localize, perf, run_in
 from grader.harness.programs import RemoteAttribute
 
 BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "truediv": lambda a, b: a / b}
@@ -17,7 +17,8 @@ def call(value, method, *args, shown):
         return RemoteAttribute(value, method)(*args)
     except ProgramError as error:
         if error.side == "student" and error.type_name == "AttributeError" and method in error.message:
-            fail(f"{shown} is not supported: your Value has no {method}")
+            fail({"en": "{shown} is not supported: your Value has no {method}",
+                  "zh-hans": "不支持 {shown}：你的 Value 没有 {method}"}, shown=shown, method=method)
         raise
 
 
@@ -61,8 +62,8 @@ def outcome(program, steps, watch=None):
 def compare(student, reference, steps, what, watch=None):
     got = outcome(student, steps, watch)
     want = outcome(reference, steps, watch)
-    close(got["data"], want["data"], rtol=1e-9, atol=1e-12, what=f"{what}: .data")
-    close(got["grad"], want["grad"], rtol=1e-7, atol=1e-10, what=f"{what}: .grad")
+    close(got["data"], want["data"], rtol=1e-9, atol=1e-12, what=localize({"en": "{what}: `.data`", "zh-hans": "{what}：`.data`"}, what=what))
+    close(got["grad"], want["grad"], rtol=1e-7, atol=1e-10, what=localize({"en": "{what}: `.grad`", "zh-hans": "{what}：`.grad`"}, what=what))
 
 
 def random_steps(rng, size, leaves=4):
@@ -131,44 +132,48 @@ SMALL = [
 
 @check(points=2, title={"en": "Gradients of a small expression", "zh-hans": "小表达式的梯度"})
 def gradients_of_a_small_expression(student, reference, rng):
-    compare(student, reference, SMALL, "d = tanh(0.1*c*a) + relu(c) - a/b with c = a*b + b**2, a=2, b=-3")
+    compare(student, reference, SMALL, {
+        "en": "`d = tanh(0.1*c*a) + relu(c) - a/b` with `c = a*b + b**2`, `a=2`, `b=-3`",
+        "zh-hans": "`d = tanh(0.1*c*a) + relu(c) - a/b`，其中 `c = a*b + b**2`，`a=2`，`b=-3`"})
 
 
 @check(points=1, title={"en": "A node used twice gets both gradients", "zh-hans": "被用了两次的节点得到两份梯度"})
 def a_node_used_twice_gets_both_gradients(student, reference, rng):
     # y = x * x + x: dy/dx = 2x + 1. Overwriting instead of adding gives x, 1 or 2x.
     steps = [("leaf", 3.0), ("binary", "mul", 0, 0), ("binary", "add", 1, 0)]
-    compare(student, reference, steps, "y = x * x + x at x = 3", watch=[0, 2])
+    compare(student, reference, steps, {"en": "y = x * x + x at x = 3", "zh-hans": "x = 3 时的 y = x * x + x"}, watch=[0, 2])
 
 
 @check(points=1, title={"en": "Operators with plain numbers", "zh-hans": "与普通数字混合的运算符"})
 def operators_with_plain_numbers(student, reference, rng):
     for op in ("add", "sub", "mul", "truediv"):
-        compare(student, reference, [("leaf", 4.0), ("right", op, 0, 2.0)], f"Value(4.0) {SYMBOL[op]} 2")
-        compare(student, reference, [("leaf", 4.0), ("left", op, 2.0, 0)], f"2 {SYMBOL[op]} Value(4.0)")
-    compare(student, reference, [("leaf", 4.0), ("neg", 0)], "-Value(4.0)")
+        compare(student, reference, [("leaf", 4.0), ("right", op, 0, 2.0)], as_code(f"Value(4.0) {SYMBOL[op]} 2"))
+        compare(student, reference, [("leaf", 4.0), ("left", op, 2.0, 0)], as_code(f"2 {SYMBOL[op]} Value(4.0)"))
+    compare(student, reference, [("leaf", 4.0), ("neg", 0)], as_code("-Value(4.0)"))
 
 
 @check(points=1, title={"en": "Powers, relu, tanh and exp", "zh-hans": "幂、relu、tanh 与 exp"})
 def powers_relu_tanh_exp(student, reference, rng):
     for k in (2, 3, -1, 0.5):
-        compare(student, reference, [("leaf", 1.7), ("pow", 0, k)], f"Value(1.7) ** {k}")
+        compare(student, reference, [("leaf", 1.7), ("pow", 0, k)], as_code(f"Value(1.7) ** {k}"))
     for x in (-0.8, 0.6):
         for fn in ("relu", "tanh", "exp"):
-            compare(student, reference, [("leaf", x), (fn, 0)], f"Value({x}).{fn}()")
+            compare(student, reference, [("leaf", x), (fn, 0)], as_code(f"Value({x}).{fn}()"))
 
 
 @check(points=1, title={"en": "A fresh value has a zero gradient", "zh-hans": "新建的值梯度为零"})
 def a_fresh_value_has_zero_grad(student, reference, rng):
     x = student.Value(1.25)
-    close(x.grad.get(), 0.0, what="Value(1.25).grad before any backward()")
-    close(x.data.get(), 1.25, what="Value(1.25).data")
+    close(x.grad.get(), 0.0, what={"en": "`Value(1.25).grad` before any `backward()`",
+                                     "zh-hans": "尚未调用 `backward()` 时的 `Value(1.25).grad`"})
+    close(x.data.get(), 1.25, what=as_code("Value(1.25).data"))
 
 
 @check(points=3, title={"en": "Random graphs with shared subexpressions", "zh-hans": "含公共子表达式的随机图"})
 def random_graphs_with_shared_subexpressions(student, reference, rng):
     for size in (12, 40, 120):
-        compare(student, reference, random_steps(rng, size), f"a random graph of {size} nodes")
+        compare(student, reference, random_steps(rng, size), localize(
+            {"en": "a random graph of {size} nodes", "zh-hans": "有 {size} 个节点的随机计算图"}, size=size))
 
 
 @check(points=2, title={"en": "A chain ten thousand nodes deep", "zh-hans": "一万个节点深的链"})
@@ -179,7 +184,7 @@ def a_chain_ten_thousand_nodes_deep(student, reference, rng):
     while len(steps) < 10_000:
         n = len(steps) - 1
         steps += [("tanh", n), ("right", "mul", n + 1, 0.9), ("right", "add", n + 2, c)]
-    compare(student, reference, steps, "a chain of 10 000 nodes", watch=[0, len(steps) // 2, len(steps) - 1])
+    compare(student, reference, steps, {"en": "a chain of 10 000 nodes", "zh-hans": "由 10 000 个节点组成的链"}, watch=[0, len(steps) // 2, len(steps) - 1])
 
 
 # Runs inside a program: builds the graph ``steps`` describes with that program's Value, in
@@ -222,5 +227,6 @@ def backward_on_a_large_graph(student, reference, rng):
         reference=inside(reference, BACKWARD),
         inputs=lambda rng: (json.dumps(random_steps(rng, 3000, leaves=LEAVES)), LEAVES),
         setup=lambda program, args: run_in(program, BUILD, program, *args),
-        check=lambda got, want: close(got, want, rtol=1e-7, atol=1e-10, what="the leaves' .grad after a timed backward()"),
+        check=lambda got, want: close(got, want, rtol=1e-7, atol=1e-10, what={
+            "en": "the leaves' `.grad` after a timed `backward()`", "zh-hans": "一次计时的 `backward()` 之后叶子节点的 `.grad`"}),
     )

@@ -1,13 +1,14 @@
 """Checks for shape-inference: output shapes as numpy computes them, and errors raised where the op is defined."""
 import numpy as np
 
-from grader.harness import check, equal, fail, raises
+from grader.harness import as_code, check, equal, fail, localize, raises
 
 
 def shape_of(node, what):
     shape = node.shape.get()
     if not isinstance(shape, tuple) or not all(isinstance(d, int) for d in shape):
-        fail(f"{what}: .shape must be a tuple of ints, got {shape!r}")
+        fail({"en": "{what}: `.shape` must be a tuple of ints, got `{shape!r}`",
+              "zh-hans": "{what}：`.shape` 必须是由 int 组成的 tuple，实际为 `{shape!r}`"}, what=what, shape=shape)
     return shape
 
 
@@ -39,14 +40,22 @@ def build(program, op, shapes, name="out", **kwargs):
     return g, getattr(g, op)(name, *nodes)
 
 
+def described(op, shapes, kwargs):
+    """ "matmul of (8, 3), (4, 2) with {'axis': 0}", in every language."""
+    if kwargs:
+        return localize({"en": "{op} of {shapes} with {kwargs}", "zh-hans": "{op}，输入形状 {shapes}，参数 {kwargs}"},
+                        op=op, shapes=shapes, kwargs=kwargs)
+    return localize({"en": "{op} of {shapes}", "zh-hans": "{op}，输入形状 {shapes}"}, op=op, shapes=shapes)
+
+
 def agrees(student, op, shapes, **kwargs):
-    what = f"{op} of {', '.join(map(str, shapes))}" + (f" with {kwargs}" if kwargs else "")
+    what = described(op, ", ".join(map(str, shapes)), kwargs)
     _, node = build(student, op, shapes, **kwargs)
     equal(shape_of(node, what), tuple(numpy_shape(op, shapes, **kwargs)), what=what)
 
 
 def refuses(student, op, shapes, name, **kwargs):
-    what = f"{op} {name!r} of {', '.join(map(str, shapes))}" + (f" with {kwargs}" if kwargs else "")
+    what = described(f"{op} {name!r}", ", ".join(map(str, shapes)), kwargs)
     g = student.Graph()
     nodes = [g.input(f"in{i}", s) for i, s in enumerate(shapes)]
     with raises(name, what=what):
@@ -66,8 +75,9 @@ def an_mlp_layer(student, reference, rng):
     b = g.input("b", (10,))
     h = g.matmul("h", x, w)
     y = g.add("y", h, b)
-    equal(shape_of(h, "h = x @ w"), (32, 10), what="h = x @ w with x (32, 784), w (784, 10)")
-    equal(shape_of(y, "y = h + b"), (32, 10), what="y = h + b with b (10,)")
+    equal(shape_of(h, as_code("h = x @ w")), (32, 10), what={
+        "en": "h = x @ w with x (32, 784), w (784, 10)", "zh-hans": "h = x @ w，其中 x 为 (32, 784)，w 为 (784, 10)"})
+    equal(shape_of(y, as_code("y = h + b")), (32, 10), what={"en": "y = h + b with b (10,)", "zh-hans": "y = h + b，其中 b 为 (10,)"})
 
 
 @check(points=1, title={"en": "Broadcasting follows numpy's rules", "zh-hans": "广播遵循 numpy 的规则"})
@@ -96,7 +106,7 @@ def a_bad_matmul_fails_where_it_is_defined(student, reference, rng):
 def the_error_names_both_shapes(student, reference, rng):
     g = student.Graph()
     a, b = g.input("a", (3, 4)), g.input("b", (5,))
-    with raises("h2", "(3, 4)", "(5,)", what="add 'h2' of (3, 4) and (5,)"):
+    with raises("h2", "(3, 4)", "(5,)", what={"en": "add `'h2'` of (3, 4) and (5,)", "zh-hans": "对 (3, 4) 与 (5,) 的 add `'h2'`"}):
         g.add("h2", a, b)
 
 
@@ -112,10 +122,11 @@ def more_refusals(student, reference, rng):
 def the_graph_stays_usable_after_an_error(student, reference, rng):
     g = student.Graph()
     x, w = g.input("x", (8, 3)), g.input("w", (4, 2))
-    with raises("bad", what="matmul 'bad' of (8, 3) and (4, 2)"):
+    with raises("bad", what={"en": "matmul `'bad'` of (8, 3) and (4, 2)", "zh-hans": "对 (8, 3) 与 (4, 2) 的 matmul `'bad'`"}):
         g.matmul("bad", x, w)
     v = g.input("v", (3, 2))
-    equal(shape_of(g.matmul("good", x, v), "good"), (8, 2), what="a matmul defined after a refused one")
+    equal(shape_of(g.matmul("good", x, v), as_code("good")), (8, 2), what={
+        "en": "a matmul defined after a refused one", "zh-hans": "在一个被拒绝的 matmul 之后定义的 matmul"})
 
 
 def random_shape(rng, rank):

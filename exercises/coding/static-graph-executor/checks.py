@@ -1,5 +1,5 @@
 """Checks for static-graph-executor: ordering, cycles, sealing after build, missing inputs."""
-from grader.harness import Race, check, close, fn, perf, raises
+from grader.harness import Race, as_code, check, close, fn, localize, perf, raises
 
 # The article's example: a one-neuron perceptron, wx = w * x, z = wx + b, pred = step(z).
 PERCEPTRON = [
@@ -51,7 +51,7 @@ def random_feed(rng, inputs=("x0", "x1", "x2")):
 @check(points=1, title={"en": "Runs the article's perceptron example", "zh-hans": "运行文章里的感知机例子"})
 def runs_the_article_example(student, reference, rng):
     got, want = both(student, reference, PERCEPTRON, FEED)
-    close(got, want, what="execute({'w': 2, 'x': 5, 'b': -2})")
+    close(got, want, what=as_code("execute({'w': 2, 'x': 5, 'b': -2})"))
 
 
 @check(points=2, title={"en": "Follows dependencies, not the order ops were added", "zh-hans": "按依赖关系执行，而不是按添加顺序"})
@@ -59,20 +59,22 @@ def follows_dependencies_not_insertion_order(student, reference, rng):
     ops = list(reversed(PERCEPTRON))  # pred first, wx last
     graph = build_graph(student, ops)
     graph.build()
-    close(graph.execute(FEED), build_graph(reference, ops).execute(FEED), what="execute() of ops added as pred, z, wx")
+    close(graph.execute(FEED), build_graph(reference, ops).execute(FEED), what={
+        "en": "`execute()` of ops added as `pred`, `z`, `wx`", "zh-hans": "按 `pred`、`z`、`wx` 顺序添加运算后的 `execute()`"})
 
 
 @check(points=1, title={"en": "execute() builds the graph when build() was not called", "zh-hans": "未调用 build() 时 execute() 会先构建图"})
 def execute_builds_the_graph_if_needed(student, reference, rng):
     ops = list(reversed(PERCEPTRON))
     got, want = both(student, reference, ops, FEED)
-    close(got, want, what="execute() without a build() first")
+    close(got, want, what={"en": "`execute()` without a `build()` first", "zh-hans": "没有先调用 `build()` 的 `execute()`"})
 
 
 @check(points=1, title={"en": "Refuses a graph with a cycle", "zh-hans": "拒绝带环的图"})
 def rejects_a_cycle(student, reference, rng):
     graph = build_graph(student, [("a", "lambda b: b + 1", ["b"]), ("b", "lambda a: a * 2", ["a"])])
-    with raises("cycle", what="build() of a graph where a needs b and b needs a"):
+    with raises("cycle", what={
+            "en": "`build()` of a graph where `a` needs `b` and `b` needs `a`", "zh-hans": "对 `a` 依赖 `b`、`b` 又依赖 `a` 的计算图调用 `build()`"}):
         graph.build()
 
 
@@ -80,14 +82,15 @@ def rejects_a_cycle(student, reference, rng):
 def add_op_after_build_fails(student, reference, rng):
     graph = build_graph(student, PERCEPTRON)
     graph.build()
-    with raises(what="add_op() after build()"):
+    with raises(what={"en": "`add_op()` after `build()`", "zh-hans": "`build()` 之后的 `add_op()`"}):
         graph.add_op("late", fn("lambda pred: pred + 1"), ["pred"])
 
 
 @check(points=1, title={"en": "Names the missing input in its error", "zh-hans": "报错时指出缺少的输入"})
 def names_a_missing_input(student, reference, rng):
     graph = build_graph(student, [("scaled", "lambda x, scale: x * scale", ["x", "scale"])])
-    with raises("scale", what="execute() with 'scale' neither fed nor an op"):
+    with raises("scale", what={
+            "en": "`execute()` with `'scale'` neither fed nor an op", "zh-hans": "`'scale'` 既没有输入值也不是运算时的 `execute()`"}):
         graph.execute({"x": 3.0})
 
 
@@ -97,7 +100,8 @@ def random_graphs_in_any_order(student, reference, rng):
         ops = random_graph(rng, size)
         feed = random_feed(rng)
         got, want = both(student, reference, ops, feed)
-        close(got, want, what=f"execute() of a random graph of {size} ops")
+        close(got, want, what=localize(
+            {"en": "`execute()` of a random graph of {size} ops", "zh-hans": "对有 {size} 个运算的随机计算图的 `execute()`"}, size=size))
 
 
 @check(points=1, title={"en": "One graph run again with new inputs", "zh-hans": "同一张图换新输入再次运行"})
@@ -107,7 +111,8 @@ def same_graph_new_feeds(student, reference, rng):
     graph.build()
     for _ in range(3):
         feed = random_feed(rng)
-        close(graph.execute(feed), expected.execute(feed), what="a second execute() with new inputs")
+        close(graph.execute(feed), expected.execute(feed), what={
+            "en": "a second `execute()` with new inputs", "zh-hans": "用新输入进行的第二次 `execute()`"})
 
 
 @check(points=1, title={"en": "Repeated and empty dependency lists", "zh-hans": "重复的依赖与空依赖"})

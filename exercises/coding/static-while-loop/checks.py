@@ -6,7 +6,7 @@ program's while_loop, adds the gradient of sum(final state), compiles and runs i
 """
 import numpy as np
 
-from grader.harness import check, close, fn, run_in
+from grader.harness import check, close, fn, localize, run_in
 
 PROBE_SOURCE = '''
 def probe(x, cond_source, body_source, max_iters):
@@ -32,30 +32,38 @@ def same(student, reference, loop, x, max_iters, what):
     x = np.asarray(x, dtype=np.float64)
     got = run_in(student, PROBE, x, loop[0], loop[1], max_iters)
     want = run_in(reference, PROBE, x, loop[0], loop[1], max_iters)
-    close(got["final"], want["final"], what=f"{what}: the final state")
-    close(got["steps"], want["steps"], what=f"{what}: the number of steps each element took")
-    close(got["grad"], want["grad"], what=f"{what}: the gradient of sum(final state) with respect to x")
+    close(got["final"], want["final"], what=localize({"en": "{what}: the final state", "zh-hans": "{what}：最终状态"}, what=what))
+    close(got["steps"], want["steps"], what=localize(
+        {"en": "{what}: the number of steps each element took", "zh-hans": "{what}：每个元素走过的步数"}, what=what))
+    close(got["grad"], want["grad"], what=localize(
+        {"en": "{what}: the gradient of the final state's sum with respect to `x`", "zh-hans": "{what}：最终状态之和对 `x` 的梯度"},
+        what=what))
 
 
 @check(points=2, title={"en": "Halves until at most one", "zh-hans": "不断减半直到不超过 1"})
 def halves_until_at_most_one(student, reference, rng):
-    same(student, reference, HALVE, [0.5, 3.0, 9.0, 1.0, 64.0], 10, "while v > 1: v *= 0.5, from [0.5, 3, 9, 1, 64]")
+    same(student, reference, HALVE, [0.5, 3.0, 9.0, 1.0, 64.0], 10, {
+        "en": "while v > 1: v *= 0.5, from [0.5, 3, 9, 1, 64]", "zh-hans": "while v > 1: v *= 0.5，初值 [0.5, 3, 9, 1, 64]"})
 
 
 @check(points=2, title={"en": "An element that never starts", "zh-hans": "一开始就不满足条件的元素"})
 def an_element_that_never_starts(student, reference, rng):
-    same(student, reference, BOUNCE, [1.0, 5.0, -4.0], 6, "while v < 3: v *= -2, from [1, 5, -4]")
+    same(student, reference, BOUNCE, [1.0, 5.0, -4.0], 6, {
+        "en": "while v < 3: v *= -2, from [1, 5, -4]", "zh-hans": "while v < 3: v *= -2，初值 [1, 5, -4]"})
 
 
 @check(points=1, title={"en": "Stops at max_iters", "zh-hans": "到 max_iters 时停止"})
 def stops_at_max_iters(student, reference, rng):
-    same(student, reference, HALVE, [1e6, 2.0], 4, "while v > 1: v *= 0.5, at most 4 steps, from [1e6, 2]")
+    same(student, reference, HALVE, [1e6, 2.0], 4, {
+        "en": "while v > 1: v *= 0.5, at most 4 steps, from [1e6, 2]",
+        "zh-hans": "while v > 1: v *= 0.5，最多 4 步，初值 [1e6, 2]"})
 
 
 @check(points=2, title={"en": "Newton iterations converge at different speeds", "zh-hans": "牛顿迭代以不同速度收敛"})
 def newton_iterations_converge_at_different_speeds(student, reference, rng):
     x = rng.uniform(1.5, 50.0, size=12)
-    same(student, reference, NEWTON, x, 8, "Newton's iteration for sqrt(2) from 12 random starts")
+    same(student, reference, NEWTON, x, 8, {
+        "en": "Newton's iteration for `sqrt(2)` from 12 random starts", "zh-hans": "从 12 个随机初值出发求 `sqrt(2)` 的牛顿迭代"})
 
 
 @check(points=2, title={"en": "Random starts and limits", "zh-hans": "随机的初值与上限"})
@@ -63,9 +71,11 @@ def random_starts_and_limits(student, reference, rng):
     for loop in (HALVE, BOUNCE):
         for size, max_iters in ((1, 3), (20, 12), (200, 25)):
             x = rng.normal(size=size) * 50.0
-            same(student, reference, loop, x, max_iters, f"{size} random starts, at most {max_iters} steps")
+            same(student, reference, loop, x, max_iters, localize(
+                {"en": "{size} random starts, at most {steps} steps", "zh-hans": "{size} 个随机初值，最多 {steps} 步"},
+                size=size, steps=max_iters))
 
 
 @check(points=1, title={"en": "A matrix of states", "zh-hans": "状态组成的矩阵"})
 def a_matrix_of_states(student, reference, rng):
-    same(student, reference, HALVE, rng.uniform(0.1, 100.0, size=(3, 4)), 9, "a 3x4 state")
+    same(student, reference, HALVE, rng.uniform(0.1, 100.0, size=(3, 4)), 9, {"en": "a 3x4 state", "zh-hans": "3x4 的状态"})

@@ -6,7 +6,7 @@ and call explain there through handles, then read the count back as plain data.
 """
 import numpy as np
 
-from grader.harness import ProgramError, check, close, equal, fail
+from grader.harness import ProgramError, check, close, equal, fail, localize
 from grader.harness.programs import RemoteAttribute
 from grader.harness.wire import TensorArray
 
@@ -32,7 +32,8 @@ def explain(program, x, w):
     try:
         torch = RemoteAttribute(program, "torch").get()
     except ProgramError:
-        fail("keep `import torch` at the top of your file: the checks reach torch._dynamo through it")
+        fail({"en": "keep `import torch` at the top of your file: the checks reach `torch._dynamo` through it",
+              "zh-hans": "请在文件开头保留 `import torch`：检查要通过它访问 `torch._dynamo`"})
     dynamo = RemoteAttribute(torch, "_dynamo").get()
     RemoteAttribute(dynamo, "reset")()
     explained = RemoteAttribute(dynamo, "explain")(program.model.get())(x, w)
@@ -49,12 +50,14 @@ def same_values(student, reference, rng, batch, sign, what):
 
 @check(points=1, title={"en": "Same values when the sum is positive", "zh-hans": "和为正时结果一致"})
 def same_values_when_the_sum_is_positive(student, reference, rng):
-    same_values(student, reference, rng, 16, 1, "model(x, w) where (x @ w).sum() > 0")
+    same_values(student, reference, rng, 16, 1, {"en": "`model(x, w)` where `(x @ w).sum() > 0`",
+                                                     "zh-hans": "`(x @ w).sum() > 0` 时的 `model(x, w)`"})
 
 
 @check(points=1, title={"en": "Same values when the sum is negative", "zh-hans": "和为负时结果一致"})
 def same_values_when_the_sum_is_negative(student, reference, rng):
-    same_values(student, reference, rng, 16, -1, "model(x, w) where (x @ w).sum() < 0")
+    same_values(student, reference, rng, 16, -1, {"en": "`model(x, w)` where `(x @ w).sum() < 0`",
+                                                      "zh-hans": "`(x @ w).sum() < 0` 时的 `model(x, w)`"})
 
 
 @check(points=4, title={"en": "No graph breaks", "zh-hans": "没有图中断"})
@@ -62,18 +65,21 @@ def no_graph_breaks(student, reference, rng):
     x, w = inputs(rng, 16, 1)
     count, reasons = explain(student, x, w)
     if count:
-        fail(f"torch._dynamo.explain(model) found {count} graph break(s): {reasons}")
+        fail({"en": "`torch._dynamo.explain(model)` found {count} graph break(s): {reasons}",
+              "zh-hans": "`torch._dynamo.explain(model)` 发现了 {count} 处图中断：{reasons}"}, count=count, reasons=reasons)
 
 
 @check(points=2, title={"en": "Random inputs and batch sizes", "zh-hans": "随机输入与批大小"})
 def random_inputs_and_batch_sizes(student, reference, rng):
     for batch in (1, 5, 64):
         for sign in (1, -1):
-            same_values(student, reference, rng, batch, sign, f"model(x, w) on a batch of {batch}")
+            same_values(student, reference, rng, batch, sign, localize(
+                {"en": "`model(x, w)` on a batch of {batch}", "zh-hans": "批大小为 {batch} 时的 `model(x, w)`"}, batch=batch))
 
 
 @check(points=1, title={"en": "One graph on the other branch too", "zh-hans": "另一个分支同样只有一张图"})
 def one_graph_on_the_other_branch_too(student, reference, rng):
     x, w = inputs(rng, 7, -1)
     count, reasons = explain(student, x, w)
-    equal(count, 0, what=f"graph breaks when the sum is negative ({reasons})")
+    equal(count, 0, what=localize(
+        {"en": "graph breaks when the sum is negative ({reasons})", "zh-hans": "和为负时的图中断（{reasons}）"}, reasons=reasons))

@@ -191,6 +191,10 @@ EXERCISE_CACHE_DIR = VAR_DIR / "exercise-cache"
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 64 * 1024)
 # "Run the visible checks" (not scored): how many runs one student may start per minute.
 PRACTICE_RUNS_PER_MINUTE = env_int("PRACTICE_RUNS_PER_MINUTE", 6)
+# A practice run with no result this long after it was asked for (its task lost, a worker
+# gone) ends as "could not run", so its page stops waiting; retries of an unavailable
+# sandbox end it sooner.
+PRACTICE_RUN_DEADLINE_S = env_int("PRACTICE_RUN_DEADLINE_S", 300)
 
 # The REST API: personal tokens (made on /api/token/) or the browser's session; every
 # endpoint needs a user, as the pages do.

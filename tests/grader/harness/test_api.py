@@ -7,8 +7,7 @@ import pickle
 import numpy as np
 import pytest
 
-from grader.harness import CheckFailed, ProgramError, close, equal, raises
-from grader.harness import wire
+from grader.harness import CheckFailed, ProgramError, as_code, close, equal, fail, localize, messages, raises, wire
 
 
 def message_of(function, *args, **kwargs) -> str:
@@ -51,6 +50,72 @@ def test_raises_wants_the_error_to_name_something():
     with pytest.raises(CheckFailed, match="returned normally"):
         with raises():
             pass
+
+
+def row_of(function, *args, **kwargs) -> dict:
+    with pytest.raises(CheckFailed) as caught:
+        function(*args, **kwargs)
+    return caught.value.reason.row_fields()
+
+
+def test_fail_carries_the_checks_words_in_every_language_with_the_same_values():
+    text = {"en": "expected {n} kernels, got {k!r}", "zh-hans": "应有 {n} 个内核，实际为 {k!r} 个"}
+    row = row_of(fail, text, n=3, k=4)
+    assert row == {
+        "message": "expected 3 kernels, got 4",
+        "message_id": "check.failed",
+        "message_params": {"detail": {"en": "expected 3 kernels, got 4", "zh-hans": "应有 3 个内核，实际为 4 个"}},
+    }
+
+
+@pytest.mark.parametrize("text, complaint", [
+    ("expected 3 kernels", "give the text in every language"),
+    ({"en": "expected {n} kernels"}, "has no zh-hans"),
+    ({"en": "expected {n}", "zh-hans": "应有 {count}"}, "every language needs the same placeholders"),
+    ({"en": "x", "zh-hans": "x", "fr": "x"}, "unknown languages"),
+])
+def test_fail_refuses_a_text_without_chinese_or_with_other_placeholders(text, complaint):
+    # Not a CheckFailed (the student's fault) but an error of the exercise: the judge reports it as its own.
+    with pytest.raises(messages.UntranslatedText, match=complaint):
+        fail(text, n=3, count=3)
+    assert not issubclass(messages.UntranslatedText, Exception)
+
+
+def test_a_comparison_names_the_value_in_every_language_and_keeps_the_data_apart():
+    what = localize({"en": "{what}: the output", "zh-hans": "{what}：输出"}, what=as_code("f(x)"))
+    row = row_of(close, {"z": [1.0, 2.0]}, {"z": [1.0, 2.5]}, what=what)
+    assert row["message_id"] == "compare.difference"
+    assert row["message_params"] == {
+        "what": {"en": "`f(x)`: the output['z'][1]", "zh-hans": "`f(x)`：输出['z'][1]"},
+        "expected": "2.5", "got": "2.0", "difference": "0.5",
+    }
+    assert row["message"] == "`f(x)`: the output['z'][1]: expected 2.5, got 2.0 (difference 0.5)"
+    keyed = row_of(close, {"z": 1}, {"z": 2}, what=as_code("execute(feed)"))["message_params"]["what"]
+    assert keyed == {"en": "`execute(feed)['z']`", "zh-hans": "`execute(feed)['z']`"}  # the key inside the code
+    assert row_of(equal, 1, 2)["message_params"]["what"] == {"en": "result", "zh-hans": "结果"}
+    with pytest.raises(messages.UntranslatedText):
+        close(1.0, 2.0, what="the output")
+
+
+def test_a_failure_during_a_timed_call_says_which_call_in_every_language():
+    with pytest.raises(CheckFailed) as caught:
+        equal(1, 2)
+    within = caught.value.reason.within(localize(messages.PHRASES["timed_call"], n=4))
+    assert within.params["what"] == {"en": "timed call 4: result", "zh-hans": "第 4 次计时调用：结果"}
+
+
+def test_every_phrase_of_the_api_is_in_every_language_with_the_same_placeholders():
+    for phrase in messages.PHRASES.values():
+        assert messages.check_localized(phrase) == phrase
+
+
+def test_a_value_is_described_as_code_not_as_english():
+    row = row_of(close, np.zeros(3, dtype=np.float32), np.zeros(3))
+    assert row["message_params"]["expected"] == "float64" and row["message_params"]["got"] == "float32"
+    row = row_of(close, [1], np.zeros(3))
+    assert row["message_params"]["got"] == "[1]" and row["message_id"] == "compare.not_an_array"
+    row = row_of(close, np.zeros(2), {"a": 1})
+    assert row["message_params"]["got"] == "array(shape=(2,), dtype=float64)"
 
 
 def nested(depth):

@@ -118,7 +118,7 @@ def test_a_result_of_another_format_is_refused_by_name(exercise):
     old = json.dumps({"format": 1, "checks": [], "perf": None, "notes": [], "internal_error": None}).encode()
     verdict = verdict_from(outcome(files={"out/result.json": old}), exercise)
     assert verdict.is_internal_error
-    assert "format 1; this host reads format 3" in verdict.notes[0]
+    assert f"format 1; this host reads format {contract.FORMAT}" in verdict.notes[0]
 
 
 def test_the_judges_document_becomes_the_verdict(exercise):

@@ -38,7 +38,7 @@ TINY_CHECKS = '''from grader.harness import check, equal
 
 @check(points=1)
 def gives_the_answer(student, reference, rng):
-    equal(student.answer(), reference.answer(), what="answer()")
+    equal(student.answer(), reference.answer(), what={"en": "answer()", "zh-hans": "answer()"})
 '''
 SOLUTION = "def answer():\n    return 42\n"
 

@@ -47,10 +47,50 @@ def test_a_message_is_rendered_with_its_parameters_as_code_and_durations_in_word
         assert messages.render({"message_id": "stop.no_answer", "message_params": {"seconds": 900}}) == (
             "在 15 分钟内没有回应（超出时间限制）"
         )
-        too_few = {"n": 4, "budget": "8", "needed": 10, "threshold": "at most 3x the time of", "baseline": "reference"}
+        too_few = {"n": 4, "budget": "8", "needed": 10, "at_most": "3", "baseline": "reference"}
         assert messages.render({"message_id": "perf.too_few_pairs", "message_params": too_few}) == (
+            "太慢：8 秒的计时预算内只完成了 <code>4</code> 次计时调用，而作出判断需要 <code>10</code> 次；"
+            "要求用时不超过参考解的 <code>3</code> 倍"
+        )
+        passed = {"ratio": "1.1", "low": "0.98", "high": "1.2", "n": 40, "at_most": "1.5", "baseline": "eager"}
+        assert messages.render({"message_id": "perf.pass", "message_params": passed}) == (
+            "速度达标：用时为<code>eager</code>的 <code>1.1</code> 倍（区间 <code>0.98</code>–<code>1.2</code>，"
+            "n=<code>40</code>）；要求不超过 <code>1.5</code> 倍"
+        )
+
+
+def test_a_perf_row_stored_before_format_3_still_reads_in_chinese():
+    old = {"n": 4, "budget": "8", "needed": 10, "threshold": "at most 3x the time of", "baseline": "reference"}
+    with translation.override("zh-hans"):
+        assert messages.render({"message_id": "perf.too_few_pairs", "message_params": old}) == (
             "太慢：8 秒的计时预算内只完成了 <code>4</code> 次计时调用，而作出判断需要 <code>10</code> 次"
         )
+        old = {"measured": "1.1x the reference time", "threshold": "at most", "baseline": "reference"}
+        assert messages.render({"message_id": "perf.pass", "message_params": old}) == "速度达标"
+
+
+def test_code_in_a_checks_words_is_shown_as_code_and_everything_else_escaped():
+    said = {"message_id": "check.failed",
+            "message_params": {"detail": {"en": "`execute()` got <b>", "zh-hans": "`execute()` 得到 <b>"}}}
+    with translation.override("zh-hans"):
+        assert messages.render(said) == "<code>execute()</code> 得到 &lt;b&gt;"
+
+
+def test_a_checks_own_words_and_value_names_read_in_the_readers_language():
+    said = {"message_id": "check.failed", "message_params": {"detail": {"en": "got <3>", "zh-hans": "得到 <3>"}}}
+    compared = {
+        "message_id": "compare.difference",
+        "message_params": {"what": {"en": "the output[0]", "zh-hans": "输出[0]"}, "expected": "2.5", "got": "2.0",
+                           "difference": "0.5"},
+    }
+    with translation.override("zh-hans"):
+        assert messages.render(said) == "得到 &lt;3&gt;"
+        assert messages.render(compared) == (
+            "输出[0]：期望 <code>2.5</code>，实际为 <code>2.0</code>（相差 <code>0.5</code>）")
+    with translation.override("en"):
+        assert messages.render(said) == "got &lt;3&gt;"
+        assert messages.render(compared) == (
+            "the output[0]: expected <code>2.5</code>, got <code>2.0</code> (difference <code>0.5</code>)")
 
 
 def test_an_api_detail_is_translated_from_its_english_pattern():

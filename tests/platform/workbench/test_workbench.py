@@ -50,6 +50,68 @@ def test_practice_runs_are_rate_limited_per_student(
         assert client.post(url, {"code": "x = 1"}).status_code == 302  # the limit is each student's own
 
 
+def practice_box(client, run, language="en"):
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    return client.get(reverse("workbench:practice_status", args=[run.pk]), HTTP_HX_REQUEST="true").content.decode()
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("en", "We could not run your checks right now. Try again in a moment."),
+    ("zh-hans", "我们现在无法运行你的检查，请稍后再试。"),
+])
+def test_a_practice_run_whose_sandbox_stays_unavailable_ends_and_stops_polling(
+    client, exercise, make_user, settings, language, said
+):
+    from workbench.tasks import run_visible_checks
+
+    settings.SANDBOX_BACKEND = "docker"
+    settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"  # engine down or image missing: both unavailable
+    user = make_user()
+    client.force_login(user)
+    run = PracticeRun.objects.create(user=user, exercise_version=exercise.current_version, code="x = 1\n")
+    assert 'hx-trigger="every 1s"' in practice_box(client, run)  # waiting: the box polls
+
+    # Every retry (run eagerly, one after another) meets the same unavailable sandbox.
+    run_visible_checks.apply(args=[run.id])
+
+    run.refresh_from_db()
+    assert (run.status, run.result) == (PracticeRun.Status.FAILED, None) and run.finished_at is not None
+    box = practice_box(client, run, language)
+    assert said in box and 'data-status="failed"' in box
+    assert "hx-trigger" not in box and "spinner" not in box  # the page stops asking
+
+
+def test_a_practice_run_put_back_for_a_retry_keeps_waiting(exercise, make_user, settings):
+    from grader.host import SandboxUnavailable
+    from workbench.practice import practice_run_grade
+
+    settings.SANDBOX_BACKEND = "docker"
+    settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"
+    run = PracticeRun.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x = 1\n")
+    with pytest.raises(SandboxUnavailable):
+        practice_run_grade(practice_id=run.id, final_attempt=False)
+    run.refresh_from_db()
+    assert run.status == PracticeRun.Status.QUEUED
+
+
+def test_a_practice_run_with_no_result_by_its_deadline_is_given_up(client, exercise, make_user, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.PRACTICE_RUN_DEADLINE_S = 60
+    user = make_user()
+    client.force_login(user)
+    fresh = PracticeRun.objects.create(user=user, exercise_version=exercise.current_version, code="x = 1\n")
+    lost = PracticeRun.objects.create(user=user, exercise_version=exercise.current_version, code="x = 1\n")
+    PracticeRun.objects.filter(id=lost.id).update(created_at=timezone.now() - timedelta(seconds=61))
+    assert 'hx-trigger="every 1s"' in practice_box(client, fresh)
+    box = practice_box(client, lost, "zh-hans")
+    assert "我们现在无法运行你的检查，请稍后再试。" in box and "hx-trigger" not in box
+    lost.refresh_from_db()
+    assert lost.status == PracticeRun.Status.FAILED
+
+
 def test_a_practice_run_is_anothers_to_see_only_if_it_is_theirs(client, exercise, make_user):
     run = PracticeRun.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x")
     client.force_login(make_user("grace"))
