@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 # Of the result document; 2 added message_id and message_params to rows, and operator_log;
-# 3 lets a message parameter be a text in every language of LANGUAGES (a check's own words).
+# 3 lets a message parameter be a text in every language of LANGUAGES (a check's own words),
+# and adds fresh_imports.
 FORMAT = 3
 
 # The bundle, as the judge finds it in its working folder.
@@ -123,6 +124,9 @@ class ResultDocument:
     isolated: bool = True  # False in unisolated development mode
     internal_error: str | None = None  # the judge's own failure: a platform fault, not the student's
     operator_log: list[str] = dataclasses.field(default_factory=list)  # for the operators, never for students
+    # Heavy modules a process of this grading imported itself rather than inherited from the
+    # sandbox's preload ("reference:torch"): what the zygote is meant to make empty.
+    fresh_imports: list[str] = dataclasses.field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -135,6 +139,7 @@ class ResultDocument:
             "isolated": self.isolated,
             "internal_error": self.internal_error,
             "operator_log": list(self.operator_log),
+            "fresh_imports": list(self.fresh_imports),
         }
 
     def to_json(self) -> bytes:
@@ -182,6 +187,7 @@ class ResultDocument:
             isolated=_typed(document, "isolated", bool, "result"),
             internal_error=internal_error,
             operator_log=operator_log,
+            fresh_imports=_strings(document, "fresh_imports"),
         )
 
 

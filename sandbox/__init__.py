@@ -40,7 +40,8 @@ def get_sandbox(name: str, **config: Any) -> Sandbox:
     Config keywords (all optional): image, runtime ("runc" | "runsc"), pool_size (0: no
     warm pool), allow_unisolated (local only, development), docker_base_url; and for
     docker pool_limits (the container shape to warm first), preload (modules the pool
-    imports ahead, default numpy and torch), labels (extra container labels).
+    imports ahead, default numpy and torch), labels (extra container labels), cgroup_parent
+    (the cgroup every container goes under, e.g. to account for them together).
     A backend that cannot work here raises SandboxUnavailable.
     """
     if name == "auto":

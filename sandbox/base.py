@@ -43,6 +43,11 @@ class RunOptions:
     # a tuple of strings: those device ids.
     gpus: int | tuple[str, ...] | None = None
     env: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    # Modules the sandbox imports before it takes the job (a warm pool's are already there),
+    # and whether the program may fork workers from that clean, preloaded interpreter
+    # (sandbox/zygote.py): what a grading asks for, so that torch is imported once.
+    preload: tuple[str, ...] = ()
+    zygote: bool = False
 
 
 @dataclasses.dataclass

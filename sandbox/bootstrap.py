@@ -9,7 +9,8 @@ cannot take the supervisor down, and the host always gets a report.
 Protocol, over stdin/stdout (nothing else is shared with the host; the bytes are framed by
 framing.py, which the host puts ahead of this file in the one script a sandbox runs):
 
-1. optionally pre-imports modules (the warm pool's numpy and torch), then writes READY;
+1. optionally pre-imports modules (numpy and torch, for a grading or the warm pool), forks
+   the zygote (zygote.py) that will fork the judge's workers, then writes READY;
 2. reads one job: ``u32 length + JSON {argv, env, limits...}`` then ``u64 length + tar``;
 3. unpacks the tar into the work folder (files root-owned 0600, folders 0700, ``out/``
    created 0700), runs argv in a child whose stdout/stderr it reads through pipes,
@@ -20,9 +21,9 @@ framing.py, which the host puts ahead of this file in the one script a sandbox r
    packs ``out/`` (regular files only, links never followed, size-capped) and writes
    ``u32 length + JSON report`` then the stdout, stderr and tar bytes the report sizes.
 
-In the warm pool the job runs in a fork of this already-warm interpreter when argv is
-``python3 -c CODE``, ``python3 -m MODULE`` or ``python3 SCRIPT``, so ``import torch``
-costs nothing; anything else is exec-ed.
+A ``python3 -c CODE``, ``python3 -m MODULE`` or ``python3 SCRIPT`` job runs in a fork of this
+interpreter, so what was preloaded costs nothing; anything else is exec-ed. A job that asks
+for it (``"zygote": true``, the judge) gets the socket to the zygote as descriptor 3.
 """
 import ctypes
 import io
@@ -30,6 +31,7 @@ import os
 import resource
 import selectors
 import signal
+import socket
 import stat
 import sys
 import tarfile
@@ -37,6 +39,7 @@ import time
 from typing import IO, cast
 
 from sandbox.framing import READY, Job, Report, pack_report, read_job
+from sandbox.zygote import FD_ENV, PRELOADED_ENV, fork_zygote, python_tail, run_python
 
 PIPE_CHUNK = 65536
 POLL_S = 0.05
@@ -189,61 +192,7 @@ def _child_env(job_env: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def python_invocation(argv: list[str]) -> list[str] | None:
-    """``[-c CODE | -m MODULE | SCRIPT, args...]`` when argv is a Python run the warm interpreter can do."""
-    if not argv or argv[0] != "python3":
-        return None
-    tail = list(argv[1:])
-    while tail and tail[0] in ("-u", "-B"):  # harmless here: output is unbuffered, bytecode is never written
-        tail.pop(0)
-    if not tail:
-        return None
-    if tail[0] in ("-c", "-m"):
-        return tail if len(tail) >= 2 else None
-    return None if tail[0].startswith("-") else tail
-
-
-def run_python_here(tail: list[str]) -> None:
-    """Run a Python invocation in this (warm) process as ``python3`` would, then exit."""
-    import runpy
-    import traceback
-
-    code = 0
-    try:
-        if tail[0] == "-c":
-            sys.argv = ["-c", *tail[2:]]
-            sys.path.insert(0, "")
-            main_module = type(sys)("__main__")
-            sys.modules["__main__"] = main_module
-            exec(compile(tail[1], "<string>", "exec"), main_module.__dict__)
-        elif tail[0] == "-m":
-            sys.argv = [tail[1], *tail[2:]]
-            sys.path.insert(0, os.getcwd())
-            runpy.run_module(tail[1], run_name="__main__", alter_sys=True)
-        else:
-            sys.argv = list(tail)
-            sys.path.insert(0, os.path.dirname(os.path.abspath(tail[0])))
-            runpy.run_path(tail[0], run_name="__main__")
-    except SystemExit as stop:
-        if stop.code is None:
-            code = 0
-        elif isinstance(stop.code, int):
-            code = stop.code
-        else:
-            print(stop.code, file=sys.stderr)
-            code = 1
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:
-        pass
-    os._exit(code & 0xFF)
-
-
-def start_child(job: Job, workdir: str, out_w: int, err_w: int, warm: bool) -> int:
+def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.socket | None) -> int:
     argv = list(job["argv"])
     limits = job["limits"]
     pid = os.fork()
@@ -255,7 +204,16 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, warm: bool) -> i
         os.dup2(devnull, 0)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
-        os.closerange(3, 1024)
+        env = _child_env(job.get("env") or {})
+        env[PRELOADED_ENV] = ",".join(PRELOADED)
+        first_free = 3
+        if zygote is not None:
+            fd = zygote.detach()  # closed below unless lent: the object must never close a reused number
+            if job.get("zygote"):  # the judge's end of the zygote's socket
+                os.dup2(fd, 3)
+                env[FD_ENV] = "3"
+                first_free = 4
+        os.closerange(first_free, 1024)
         for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
         os.chdir(workdir)
@@ -275,12 +233,11 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, warm: bool) -> i
             resource.setrlimit(resource.RLIMIT_AS, (limits["address_space_bytes"],) * 2)
         if limits.get("nproc"):
             resource.setrlimit(resource.RLIMIT_NPROC, (limits["nproc"],) * 2)
-        env = _child_env(job.get("env") or {})
-        tail = python_invocation(argv) if warm else None
-        if tail is not None:
+        tail = python_tail(argv)
+        if tail is not None:  # in this interpreter, its preloaded modules included
             os.environ.clear()
             os.environ.update(env)
-            run_python_here(tail)
+            run_python(tail)
         if argv and argv[0] == "python3":
             argv[0] = sys.executable
         os.execvpe(argv[0], argv, env)
@@ -305,16 +262,18 @@ def _kill_everything(child: int, is_init: bool) -> None:
             pass
 
 
-def supervise(job: Job, warm: bool) -> tuple[Report, bytes, bytes, bytes]:
+def supervise(job: Job, zygote: socket.socket | None) -> tuple[Report, bytes, bytes, bytes]:
     limits = job["limits"]
     workdir = job["workdir"]
     is_init = os.getpid() == 1
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     started = time.monotonic()
-    child = start_child(job, workdir, out_w, err_w, warm)
+    child = start_child(job, workdir, out_w, err_w, zygote)
     os.close(out_w)
     os.close(err_w)
+    if zygote is not None:
+        zygote.close()  # the program holds the only end now: when it exits, so does the zygote
 
     cap = int(limits["output_bytes"])
     kept = {out_r: bytearray(), err_r: bytearray()}
@@ -398,21 +357,31 @@ def supervise(job: Job, warm: bool) -> tuple[Report, bytes, bytes, bytes]:
     return report, bytes(kept[out_r]), bytes(kept[err_r]), files
 
 
+PRELOADED: list[str] = []
+
+
+def preload(modules: list[str]) -> None:
+    """Import what the program will need, one thread each: the zygote forks after this."""
+    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")  # read when the libraries load; a fork needs no pool
+    for module in modules:
+        __import__(module)
+        PRELOADED.append(module)
+
+
 def main() -> None:
     args = sys.argv[1:]
-    warm = False
     if args[:1] == ["--preload"]:
-        warm = True
-        for module in filter(None, args[1].split(",")):
-            __import__(module)
+        preload([m for m in args[1].split(",") if m])
     _prctl(PR_SET_DUMPABLE, 0)  # the program may not read our memory or our stdout through /proc
     os.umask(0o077)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    zygote = fork_zygote()  # before the job: nothing of it ever reaches the zygote's memory
     _write_all(1, READY)
     job, tar_bytes = read_job(lambda n: _read_exact(0, n))
     unpack_files(tar_bytes, job["workdir"])
     del tar_bytes
-    report, stdout, stderr, files = supervise(job, warm)
+    report, stdout, stderr, files = supervise(job, zygote)
     _write_all(1, pack_report(report, stdout, stderr, files))
     os._exit(0)
 

@@ -51,6 +51,10 @@ LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"
 POOL_LABEL = "graphdojo.pool"
 CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # what the judge needs to drop to the lent uid and stop its child
+# cpu.shares: a pooled container preloads (imports torch) at a low weight, so that refilling
+# never slows a running grading down; taken for a job, it gets the normal weight back.
+POOL_CPU_SHARES = 64
+RUNNING_CPU_SHARES = 1024
 STARTUP_GRACE_S = 30.0   # a cold container must have read its job within this
 POOL_TTL_S = 3600.0      # a pooled container older than this is replaced (and the janitor may take it)
 POOL_READY_TIMEOUT_S = 120.0
@@ -69,14 +73,16 @@ def container_config(
     options: RunOptions,
     runtime: str = "runc",
     preload: Sequence[str] = (),
+    pooled: bool = False,
     lifetime_s: float | None = None,
     extra_labels: Mapping[str, str] | None = None,
     mounts: Mapping[str, str] | None = None,
+    cgroup_parent: str | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of ``containers.create`` for one sandbox (pure, so it can be inspected)."""
     lifetime_s = lifetime_s if lifetime_s is not None else STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S + 60
     labels = {**(extra_labels or {}), LABEL: "1", EXPIRES_LABEL: f"{time.time() + lifetime_s:.0f}"}
-    if preload:
+    if pooled:
         labels[POOL_LABEL] = "1"
     config: dict[str, Any] = dict(
         image=image,
@@ -102,6 +108,7 @@ def container_config(
         memswap_limit=f"{limits.memory_mb}m",  # swap == memory, or the OOM killer never fires inside the limit
         pids_limit=RUNSC_HOST_PIDS if runtime == "runsc" else limits.pids,
         nano_cpus=int(limits.cpus * 1e9),
+        cpu_shares=POOL_CPU_SHARES if pooled else RUNNING_CPU_SHARES,
         cap_drop=["ALL"],
         cap_add=CAPABILITIES,
         security_opt=["no-new-privileges"],
@@ -114,6 +121,8 @@ def container_config(
         # PID 2 and so killable by the program (kill(-1)).
         init=False,
     )
+    if cgroup_parent:  # e.g. a slice of their own, to account or cap all sandboxes together
+        config["cgroup_parent"] = cgroup_parent
     if mounts:  # only the lent child cgroup (delegation.py): files travel by archive, never by mount
         config["mounts"] = [Mount(target, source, type="bind", read_only=False) for source, target in mounts.items()]
     if options.gpus:
@@ -197,6 +206,7 @@ class DockerSandbox(Sandbox):
         preload: Sequence[str] = ("numpy", "torch"),
         docker_base_url: str | None = None,
         labels: Mapping[str, str] | None = None,
+        cgroup_parent: str | None = None,
         **_ignored: object,
     ) -> None:
         if runtime not in ("runc", "runsc"):
@@ -206,6 +216,7 @@ class DockerSandbox(Sandbox):
         self.name = f"docker-{runtime}"
         self.base_url = docker_base_url
         self.labels = dict(labels or {})  # e.g. the queue's name, to tell workers' containers apart
+        self.cgroup_parent = cgroup_parent
         self.client = self._connect()
         try:
             self.client.images.get(image)
@@ -246,7 +257,8 @@ class DockerSandbox(Sandbox):
         extra: JobLimits = {"nproc": limits.pids} if self.runtime == "runsc" else {}
 
         def job_for(attached: _Attached) -> bytes:
-            return encode_job(files, argv, limits, {**options.env, **attached.delegation.env()}, WORKDIR, extra)
+            env = {**options.env, **attached.delegation.env()}
+            return encode_job(files, argv, limits, env, WORKDIR, extra, zygote=options.zygote)
 
         warm = self.pool.take(limits, options) if self.pool is not None else None
         if warm is not None:
@@ -255,7 +267,7 @@ class DockerSandbox(Sandbox):
             except OSError:  # it died between the pool's check and now: start cold
                 self.discard(warm)
                 warm = None
-        attached = warm or self.start(limits, options)
+        attached = warm or self.start(limits, options, preload=options.preload)
         try:
             if warm is None:
                 try:
@@ -271,7 +283,7 @@ class DockerSandbox(Sandbox):
         # gVisor has no freezer controller, and a host cgroup means nothing to its tasks.
         delegation = Delegation(limits.pids, with_cgroup=self.runtime == "runc")
         config = container_config(self.image, limits, options, self.runtime, extra_labels=self.labels,
-                                  mounts=delegation.mounts(), **config_options)
+                                  mounts=delegation.mounts(), cgroup_parent=self.cgroup_parent, **config_options)
         try:
             container = self.client.containers.create(**config)
         except (DockerException, OSError) as error:
@@ -385,15 +397,16 @@ def _wait_exit(container: Container) -> tuple[int | None, bool]:
         return None, False
 
 
-# A container's fixed shape: memory (MB), pids, CPUs, tmpfs (MB).
-Shape = tuple[int, int, float, int]
+# A container's fixed shape: memory (MB), pids, CPUs, tmpfs (MB), and the modules it preloads.
+Shape = tuple[int, int, float, int, tuple[str, ...]]
 
 
 class WarmPool:
-    """Pre-started containers, each waiting for exactly one job with numpy and torch imported.
+    """Pre-started containers, each waiting for exactly one job with its modules imported.
 
-    A pool exists per container shape (memory, pids, CPUs, tmpfs): those are fixed when a
-    container starts. A background thread keeps ``size`` ready containers per shape it has
+    A pool exists per container shape (memory, pids, CPUs, tmpfs, and the modules preloaded:
+    a numpy exercise should not pay for a torch import): those are fixed when a container
+    starts. A background thread keeps ``size`` ready containers per shape it has
     seen, replaces each one taken, and treats a dead one (engine restart, OOM while idle)
     as missing: ``take`` returns None and the run starts cold.
     """
@@ -409,17 +422,17 @@ class WarmPool:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
-        self.add_shape(limits)
+        self.add_shape(limits, self.preload)
         self._thread = threading.Thread(target=self._fill_forever, name="sandbox-warm-pool", daemon=True)
         self._thread.start()
 
     @staticmethod
-    def shape(limits: Limits) -> Shape:
-        return (limits.memory_mb, limits.pids, limits.cpus, limits.tmpfs_mb)
+    def shape(limits: Limits, preload: Sequence[str]) -> Shape:
+        return (limits.memory_mb, limits.pids, limits.cpus, limits.tmpfs_mb, tuple(preload))
 
-    def add_shape(self, limits: Limits) -> None:
+    def add_shape(self, limits: Limits, preload: Sequence[str]) -> None:
         with self._lock:
-            key = self.shape(limits)
+            key = self.shape(limits, preload)
             if key not in self._shapes:
                 if len(self._shapes) >= self.MAX_SHAPES:
                     oldest = next(iter(self._shapes))
@@ -434,9 +447,10 @@ class WarmPool:
         """A ready container of this shape that is still alive, or None (start cold)."""
         if options.gpus:
             return None  # GPU runs are rare and need device requests: always cold
-        key = self.shape(limits)
+        preload = options.preload or self.preload
+        key = self.shape(limits, preload)
         if key not in self._shapes:
-            self.add_shape(limits)
+            self.add_shape(limits, preload)
             return None
         while True:
             with self._lock:
@@ -445,7 +459,7 @@ class WarmPool:
             self._wake.set()
             if attached is None:
                 return None
-            if _alive(attached):
+            if _alive(attached) and _prioritise(attached):
                 return attached
             self.sandbox.discard(attached)
 
@@ -502,7 +516,7 @@ class WarmPool:
             key, limits = missing
             attached: _Attached | None
             try:
-                attached = self._start_one(limits)
+                attached = self._start_one(limits, key[4])
             except (SandboxUnavailable, DockerException, OSError) as error:
                 log.warning("warm pool: cannot start a container (%s); retrying in %.0f s", error, backoff)
                 self._wake.wait(timeout=backoff)
@@ -517,8 +531,8 @@ class WarmPool:
             if attached is not None:
                 self.sandbox.discard(attached)
 
-    def _start_one(self, limits: Limits) -> _Attached:
-        attached = self.sandbox.start(limits, RunOptions(), preload=self.preload, lifetime_s=POOL_TTL_S)
+    def _start_one(self, limits: Limits, preload: Sequence[str]) -> _Attached:
+        attached = self.sandbox.start(limits, RunOptions(), preload=preload, pooled=True, lifetime_s=POOL_TTL_S)
         ended = attached.read_until(time.monotonic() + POOL_READY_TIMEOUT_S, 1024, stop_after=READY)
         if ended != "stop":
             self.sandbox.discard(attached)
@@ -535,6 +549,16 @@ class WarmPool:
                     if attached in self._ready.get(key, ()):
                         self._ready[key].remove(attached)
                 self.sandbox.discard(attached)
+
+
+def _prioritise(attached: _Attached) -> bool:
+    """Give a pooled container the CPU weight of a running grading; False if the engine refused."""
+    try:
+        attached.container.update(cpu_shares=RUNNING_CPU_SHARES)
+    except (DockerException, OSError) as error:
+        log.warning("warm pool: cannot raise a container's CPU weight (%s); starting cold", error)
+        return False
+    return True
 
 
 def _alive(attached: _Attached) -> bool:

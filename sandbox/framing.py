@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Callable
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 READY = b"GDREADY\n"
 REPORT_HEADER_MAX = 64 * 1024
@@ -40,6 +40,7 @@ class Job(TypedDict):
     env: dict[str, str]
     workdir: str
     limits: JobLimits
+    zygote: NotRequired[bool]  # lend the program the zygote (zygote.py): the judge, for its workers
 
 
 class Report(TypedDict):

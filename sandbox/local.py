@@ -110,9 +110,10 @@ class LocalSandbox(Sandbox):
         delegation = None if self.unisolated else Delegation(limits.pids)
         try:
             command = self._command(limits, filter_fd, delegation.mounts() if delegation else {})
+            command += ["--preload", ",".join(options.preload)] if options.preload else []
             workdir = os.path.join(scratch, "job") if scratch else WORKDIR
             env = {**options.env, **(delegation.env() if delegation else {})}
-            job = encode_job(files, argv, limits, env, workdir, extra)
+            job = encode_job(files, argv, limits, env, workdir, extra, zygote=options.zygote)
             return self._run(command, job, limits, cgroup, notes, memory_by_rlimit=cgroup is None,
                              pass_fds=() if filter_fd is None else (filter_fd,))
         finally:

@@ -13,23 +13,25 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from sandbox.base import OUTPUT_DIR, Limits, Outcome, Status
-from sandbox.framing import REPORT_HEADER_MAX, JobLimits, pack_job, split_report
+from sandbox.framing import REPORT_HEADER_MAX, Job, JobLimits, pack_job, split_report
 
-# The one script every sandbox runs (python -I -c): framing.py installed as the module
-# sandbox.framing, then bootstrap.py, which imports it. Read once: a worker keeps
-# speaking the protocol it was started with.
-_PRELUDE = """\
-import sys as _sys, types as _types
-_package = _types.ModuleType("sandbox")
-_package.__path__ = []
-_framing = _types.ModuleType("sandbox.framing")
-exec(compile({source!r}, "sandbox/framing.py", "exec"), _framing.__dict__)
-_sys.modules.update({{"sandbox": _package, "sandbox.framing": _framing}})
-del _sys, _types, _package, _framing
+# The one script every sandbox runs (python -I -c): framing.py and zygote.py installed as
+# the modules sandbox.framing and sandbox.zygote, then bootstrap.py, which imports them.
+# Read once: a worker keeps speaking the protocol it was started with.
+_MODULE = """\
+_module = _types.ModuleType("sandbox.{name}")
+_module.__file__ = "sandbox/{name}.py"
+_sys.modules["sandbox.{name}"] = _module
+exec(compile({source!r}, "sandbox/{name}.py", "exec"), _module.__dict__)
 """
-BOOTSTRAP_SOURCE = _PRELUDE.format(source=Path(__file__).with_name("framing.py").read_text()) + Path(
-    __file__
-).with_name("bootstrap.py").read_text()
+BOOTSTRAP_SOURCE = (
+    'import sys as _sys, types as _types\n'
+    '_package = _types.ModuleType("sandbox")\n_package.__path__ = []\n_sys.modules["sandbox"] = _package\n'
+    + "".join(_MODULE.format(name=name, source=Path(__file__).with_name(f"{name}.py").read_text())
+              for name in ("framing", "zygote"))
+    + "del _sys, _types, _package, _module\n"
+    + Path(__file__).with_name("bootstrap.py").read_text()
+)
 SIGXCPU = int(signals.SIGXCPU)
 # Wall clock granted beyond limits.wall_s before the host kills the sandbox itself: the
 # bootstrap normally stops the program first and reports it.
@@ -43,6 +45,7 @@ def encode_job(
     env: Mapping[str, str],
     workdir: str,
     extra_limits: JobLimits | None = None,
+    zygote: bool = False,
 ) -> bytes:
     job_limits: JobLimits = {
         "cpu_s": limits.cpu_s,
@@ -52,7 +55,8 @@ def encode_job(
         "file_bytes": limits.tmpfs_mb * 1024 * 1024,
         **(extra_limits or {}),
     }
-    return pack_job({"argv": list(argv), "env": dict(env), "workdir": workdir, "limits": job_limits}, tar_of(files))
+    job: Job = {"argv": list(argv), "env": dict(env), "workdir": workdir, "limits": job_limits, "zygote": zygote}
+    return pack_job(job, tar_of(files))
 
 
 def tar_of(files: Mapping[str, bytes]) -> bytes:

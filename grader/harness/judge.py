@@ -44,6 +44,7 @@ from grader.harness.api import Case, CheckFailed, InProgram, ProgramError, Progr
 from grader.harness.messages import Message
 from grader.harness.programs import (
     FILE_SIZE_LIMIT,
+    HEAVY_MODULES,
     OPERATOR_LOG,
     Capture,
     Family,
@@ -52,11 +53,11 @@ from grader.harness.programs import (
     Program,
     Remote,
     RemoteAttribute,
-    become_subreaper,
     log_for_operators,
     privileged,
 )
 from grader.harness.wire import MAX_FRAME_BYTES
+from sandbox.zygote import PRELOADED_ENV
 
 if TYPE_CHECKING:
     from importlib.abc import Loader
@@ -92,7 +93,6 @@ class Judge:
     # -- setup ------------------------------------------------------------------------
 
     def prepare(self) -> None:
-        become_subreaper()
         self.private = Path(tempfile.mkdtemp(prefix="judge-"))  # 0700, root: stdout files, reference cwd
         self.lib = Path(tempfile.mkdtemp(prefix="lib-"))  # what the student may read: harness code, own file
         self.home = Path(tempfile.mkdtemp(prefix="student-"))  # the student's cwd and only writable place
@@ -127,11 +127,7 @@ class Judge:
             resource.RLIMIT_FSIZE: FILE_SIZE_LIMIT,  # files it writes; stdout and stderr are pipes, counted below
             resource.RLIMIT_CORE: 0,
         }
-        family = Family.for_sandbox(
-            os.getpid(),
-            trusted=lambda: {self.reference_process.pid},
-            workers=lambda: {self.reference_process.pid, self.student_process.pid},
-        )
+        family = Family.for_sandbox(trusted=lambda: {self.reference_process.pid})
         if self.isolated and not family.limit_processes(int(self.limits["pids"])):
             # No lent cgroup (gVisor): RLIMIT_NPROC counts per uid, and the lent uid (or,
             # under gVisor, the sandbox's own kernel) makes the count this sandbox's alone.
@@ -189,7 +185,14 @@ class Judge:
             notes=self.notes,
             isolated=self.isolated,
             operator_log=OPERATOR_LOG[-20:],
+            fresh_imports=self._fresh_imports(),
         )
+
+    def _fresh_imports(self) -> list[str]:
+        """Heavy modules imported during this grading rather than inherited from the preload."""
+        preloaded = os.environ.get(PRELOADED_ENV, "").split(",")
+        mine = [f"judge:{m}" for m in HEAVY_MODULES if m in sys.modules and m not in preloaded]
+        return mine + [f"{side.side}:{m}" for side in (self.reference, self.student) for m in side.fresh_imports]
 
     def _run_all(self) -> list[CheckRow]:
         self.perf_reports: list[dict[str, Any]] = []

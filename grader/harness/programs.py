@@ -10,14 +10,13 @@ before use.
 """
 from __future__ import annotations
 
-import ctypes
 import errno
+import functools
 import os
+import resource
 import secrets
 import select
 import signal
-import subprocess
-import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ from grader import contract
 from grader.harness import wire
 from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
 from grader.harness.messages import Message
+from sandbox.zygote import Exit, Zygote
 
 CHILD_UID_ENV = "SANDBOX_CHILD_UID"  # sandbox/delegation.py: the uid lent for the student
 CHILD_CGROUP_ENV = "SANDBOX_CHILD_CGROUP"  # ...and the cgroup it may freeze, where there is one
@@ -35,9 +35,11 @@ FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
 FILE_SIZE_LIMIT = 16 * 2**20  # any file the student writes
 FREEZE_TIMEOUT_S = 5.0
 OPERATOR_LOG: list[str] = []  # judge tracebacks: for the operators, never shown to the student
-_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from grader.harness.worker import main; main()"
+# Which heavy modules the worker inherited is noted before anything of the harness imports them.
+HEAVY_MODULES = ("numpy", "torch")
+_BOOT = (f"import sys; inherited = [m for m in {HEAVY_MODULES!r} if m in sys.modules]; "
+         "sys.path.insert(0, sys.argv[1]); from grader.harness.worker import main; main(inherited)")
 _PR_SET_NO_NEW_PRIVS = 38
-_PR_SET_CHILD_SUBREAPER = 36
 
 
 
@@ -54,6 +56,13 @@ def student_uid() -> int:
     """The uid the student runs as: the sandbox's lent uid, else nobody."""
     value = os.environ.get(CHILD_UID_ENV, "")
     return int(value) if value.isdigit() and 0 < int(value) < 2**31 else FALLBACK_UID
+
+
+@functools.cache
+def zygote() -> Zygote:
+    """Where workers come from: the zygote the sandbox lent this judge (forked before the
+    job was read, with numpy and torch imported), else a fresh one of its own (tests, tools)."""
+    return Zygote.lent() or Zygote.launch(preload=("numpy",))
 
 
 def log_for_operators(what: str) -> None:
@@ -110,14 +119,6 @@ def _drain(captures: list[Capture], ready: list[int]) -> None:
             capture.drain()
 
 
-def become_subreaper() -> None:
-    """Orphans of the student's processes come back to the judge, so it can find and stop them."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
 class _Deadline:
     def __init__(self, seconds: float):
         self.end = time.monotonic() + seconds
@@ -170,39 +171,36 @@ class Process:
         self.captures = [c for c in (stdout, stderr) if isinstance(c, Capture)]
         self.cgroups = list(cgroups)  # cgroup.procs files the new process joins before it drops its uid
         self.max_reply_bytes = max_reply_bytes  # the student's: its own memory limit, so no reply can swamp the judge
-        self.popen: subprocess.Popen[bytes] | None = None
-        self.status: tuple[int, Any] | None = None  # (wait status, rusage) once reaped
+        self._pid = -1
+        self.status: Exit | None = None  # once reaped
 
     def start(self) -> None:
-        """Start the worker; OSError when it cannot be (e.g. EAGAIN: too many processes)."""
+        """Start the worker, forked by the zygote; OSError when it cannot be (e.g. EAGAIN)."""
         request_read, self.request_write = os.pipe()
         self.reply_read, reply_write = os.pipe()
         out, err = (_open_output(target) for target in (self.stdout, self.stderr))
+        stdin = os.open(os.devnull, os.O_RDONLY)
         drop = self.as_student and privileged()
         try:
-            self.popen = subprocess.Popen(
-                [sys.executable, "-I", "-c", _BOOT, str(self.lib), str(request_read), str(reply_write)],
-                pass_fds=(request_read, reply_write),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                cwd=self.cwd,
+            self._pid = zygote().spawn(
+                ["-c", _BOOT, str(self.lib), "3", "4"],
+                cwd=str(self.cwd),
                 env=self.env,
-                start_new_session=True,
-                preexec_fn=lambda: self._limit_self(drop),
+                fds=(stdin, out, err, request_read, reply_write),
+                uid=student_uid() if drop else None,
+                # the student's CPU limit: SIGXCPU first, SIGKILL a second later
+                rlimits=[(which, value, value + 1 if which == resource.RLIMIT_CPU else value)
+                         for which, value in self.rlimits.items()],
+                cgroup_procs=self.cgroups,  # joined while still root: the student can never move out
+                oom_score_adj=1000 if self.as_student else None,  # the OOM killer takes the student first
             )
-        except PermissionError as error:
-            raise RuntimeError(
-                f"the {self.side} worker could not start ({error}): the sandbox must let uid "
-                f"{student_uid()} search and read the Python installation at {sys.executable}"
-            ) from None
         except OSError:
             for fd in (self.request_write, self.reply_read):
                 os.close(fd)
             del self.request_write, self.reply_read
             raise
         finally:
-            for fd in (request_read, reply_write):
+            for fd in (request_read, reply_write, stdin):
                 os.close(fd)
             for target, fd in ((self.stdout, out), (self.stderr, err)):
                 if not isinstance(target, Capture):
@@ -211,35 +209,17 @@ class Process:
         self.reader = _Reader(self.reply_read, self.captures)
         os.set_blocking(self.request_write, False)
 
-    def _limit_self(self, drop: bool) -> None:
-        """Runs in the new process before the interpreter starts: limits, then the uid switch."""
-        import resource
-
-        if self.as_student:
-            with open("/proc/self/oom_score_adj", "w") as file:  # the OOM killer takes the student first
-                file.write("1000")
-        for procs in self.cgroups:  # while still root: the student can never move itself out
-            with open(procs, "w") as file:
-                file.write(str(os.getpid()))
-        for which, value in self.rlimits.items():
-            hard = value + 1 if which == resource.RLIMIT_CPU else value  # SIGXCPU first, SIGKILL after
-            resource.setrlimit(which, (value, hard))
-        if drop:
-            # All three uids non-zero: the kernel clears every capability, for good.
-            uid = student_uid()
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-        if self.as_student:
-            ctypes.CDLL(None).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-
     @property
     def pid(self) -> int:
-        return self.popen.pid if self.popen else -1
+        return self._pid
+
+    @property
+    def started(self) -> bool:
+        return self._pid > 0
 
     @property
     def alive(self) -> bool:
-        return self.popen is not None and self.status is None
+        return self.started and self.status is None
 
     def exchange(
         self, header: dict[str, Any], blobs: list[bytes], timeout: float
@@ -278,19 +258,10 @@ class Process:
                 continue
             view = view[written:]
 
-    def reap(self, wait: float = 2.0) -> tuple[int, Any] | None:
-        """The process's exit status and usage, waiting up to ``wait`` seconds for it to end."""
-        if self.status is None and self.popen is not None:
-            deadline = _Deadline(wait)
-            while True:
-                pid, status, usage = os.wait4(self.popen.pid, os.WNOHANG)
-                if pid:
-                    self.status = (status, usage)
-                    self.popen.returncode = os.waitstatus_to_exitcode(status)
-                    break
-                if deadline.left() <= 0:
-                    return None
-                time.sleep(0.01)
+    def reap(self, wait: float = 2.0) -> Exit | None:
+        """How the process ended, waiting up to ``wait`` seconds for it to end."""
+        if self.status is None and self.started:
+            self.status = zygote().wait(self._pid, wait)
         return self.status
 
     def close(self) -> None:
@@ -309,32 +280,28 @@ class Family:
     With the cgroup the sandbox lent (``CHILD_CGROUP_ENV``), every process the worker
     starts is in it, and freezing is one write that the kernel applies to all of them at
     once: no fork can slip through. Without one (gVisor, whose cgroupfs has no freezer),
-    the processes are found in /proc (the judge is a child subreaper, so even a
-    double-forked daemon stays in its subtree) and signalled, and a freeze only counts
-    once every one of them is seen stopped; a student that keeps a process running
-    through that loses the case. Signals go out with the student's uid as effective uid.
+    the processes are found in /proc by their real uid, the one the sandbox lent for the
+    student alone (no process can change it, nor hide it as it can its /proc owner), and
+    signalled, and a freeze only counts once every one of them is seen stopped; a student
+    that keeps a process running through that loses the case. Signals go out with the
+    student's uid as effective uid.
     """
 
-    def __init__(
-        self, judge_pid: int, trusted: Callable[[], set[int]], workers: Callable[[], set[int]],
-        cgroup: Path | None = None,
-    ) -> None:
-        self.judge_pid = judge_pid
+    def __init__(self, trusted: Callable[[], set[int]], cgroup: Path | None = None) -> None:
         self.trusted = trusted  # pids of trusted workers, whose subtrees are not the student's
-        self.workers = workers  # pids the judge reaps itself, to read their exit status
         self.cgroup = cgroup  # the lent cgroup's folder inside the sandbox, when there is one
         self.v2 = cgroup is not None and (cgroup / "unified").is_dir()
 
     @classmethod
-    def for_sandbox(cls, judge_pid: int, trusted: Callable[[], set[int]], workers: Callable[[], set[int]]) -> Family:
+    def for_sandbox(cls, trusted: Callable[[], set[int]]) -> Family:
         folder = os.environ.get(CHILD_CGROUP_ENV, "")
         usable = bool(folder) and privileged() and (
             os.access(os.path.join(folder, "freezer", "freezer.state"), os.W_OK)
             or os.access(os.path.join(folder, "unified", "cgroup.freeze"), os.W_OK)
         )
-        family = cls(judge_pid, trusted, workers, Path(folder) if usable else None)
+        family = cls(trusted, Path(folder) if usable else None)
         if usable and not family._can_join():
-            family = cls(judge_pid, trusted, workers, None)
+            family = cls(trusted, None)
         return family
 
     def _can_join(self) -> bool:
@@ -376,34 +343,21 @@ class Family:
 
     def pids(self) -> list[int]:
         if self.cgroup is not None:
-            self._reap_orphans()
             return [int(p) for p in _read(self._file("freezer", "cgroup.procs")).split()]
+        if privileged():  # the lent uid is this sandbox's alone: whatever runs under it is the student's
+            uid = student_uid()
+            return [pid for pid, _, _ in _processes() if _real_uid(pid) == uid]
+        # Unisolated (development): the zygote's children but the trusted ones, and their descendants.
         children: dict[int, list[int]] = {}
-        for pid, state, ppid in _processes():
-            if state == b"Z" and ppid == self.judge_pid:
-                self._reap_orphan(pid)
-                continue
+        for pid, _, ppid in _processes():
             children.setdefault(ppid, []).append(pid)
         trusted = self.trusted()
-        found, todo = [], [p for p in children.get(self.judge_pid, []) if p not in trusted]
+        found, todo = [], [p for p in children.get(zygote().pid, []) if p not in trusted]
         while todo:
             pid = todo.pop()
             found.append(pid)
             todo.extend(children.get(pid, []))
         return found
-
-    def _reap_orphans(self) -> None:
-        for pid, state, ppid in _processes():
-            if state == b"Z" and ppid == self.judge_pid:
-                self._reap_orphan(pid)
-
-    def _reap_orphan(self, pid: int) -> None:
-        if pid in self.workers():
-            return
-        try:
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
 
     def signal_all(self, signum: int, repeat: int = 4) -> None:
         """Send ``signum`` to every student process, again until no new one appears."""
@@ -502,6 +456,18 @@ def _processes() -> list[tuple[int, bytes, int]]:
     return found
 
 
+def _real_uid(pid: int) -> int | None:
+    """The real uid of ``pid`` from its status file, which no process can hide by changing its dumpable flag."""
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            for line in file:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text()
@@ -536,6 +502,7 @@ class Program:
         self.process = process
         self.family = family
         self.loaded = False
+        self.fresh_imports: list[str] = []  # heavy modules its worker imported itself (diagnostics)
         self.budget_s = float("inf")  # seconds of calls left; the judge sets it per phase
         self.check_mutation = side == "student"
 
@@ -557,6 +524,9 @@ class Program:
         self.budget_s -= elapsed
         if not reply["ok"]:
             raise self._error(reply, syntax=reply.get("syntax") is True)
+        fresh = reply.get("fresh")
+        if type(fresh) is list:
+            self.fresh_imports = [m for m in HEAVY_MODULES if m in fresh]
         self.loaded = True
 
     @property
@@ -569,7 +539,7 @@ class Program:
             self.start(self.call_timeout())
 
     def stop(self) -> None:
-        if self.process.popen is None:
+        if not self.process.started:
             return
         if self.family is not None:
             self.family.kill()
@@ -622,8 +592,7 @@ class Program:
             raise self._error(reply)
         if self.check_mutation and reply["digests"] != sent:
             changed = [i + 1 for i, (a, b) in enumerate(zip(sent, reply["digests"], strict=False)) if a != b]
-            raise CheckFailed(
-                f"your code changed its input (argument {changed[0]}) in place; leave the inputs untouched")
+            raise CheckFailed(Message("check.changed_input", argument=changed[0]))
         decoder = wire.Decoder(blobs, handle=self._decode_handle)
         try:
             return decoder.decode(reply.get("value")), elapsed
@@ -681,13 +650,11 @@ class Program:
 
     def _died(self) -> ProgramStopped:
         """Why the worker went away, from its wait status and the limits it ran under."""
-        import resource
-
         status = self.process.reap()
         self.stop()
         if status is None:
             return ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.closed_channel"))
-        wait_status, usage = status
+        wait_status, usage = status.status, status
         cpu = usage.ru_utime + usage.ru_stime
         if os.WIFSIGNALED(wait_status):
             signum = os.WTERMSIG(wait_status)

@@ -23,7 +23,8 @@ from grader.harness import wire
 
 
 class Worker:
-    def __init__(self, requests: BinaryIO, replies: BinaryIO):
+    def __init__(self, requests: BinaryIO, replies: BinaryIO, inherited: list[str] | None = None):
+        self.inherited = list(inherited or [])  # heavy modules already imported when the worker began
         self.requests = requests
         self.replies = replies
         self.objects: dict[int, Any] = {}
@@ -80,7 +81,8 @@ class Worker:
         exec(code, module.__dict__)
         self.objects[0] = module
         self.numbers[id(module)] = 0
-        return {"ok": True, "value": None}, []
+        fresh = [m for m in ("numpy", "torch") if m in sys.modules and m not in self.inherited]
+        return {"ok": True, "value": None, "fresh": fresh}, []
 
     def call(self, request: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         decoder = wire.Decoder(blobs, handle=self.lookup, function=self.function, torch_tensors=True)
@@ -170,11 +172,11 @@ class Worker:
         }
 
 
-def main() -> None:
-    """``python -I -c '...worker.main()' LIB REQUEST_FD REPLY_FD``, started by the judge."""
+def main(inherited: list[str] | None = None) -> None:
+    """``python -c '...worker.main(inherited)' LIB REQUEST_FD REPLY_FD``, forked by the zygote."""
     requests = os.fdopen(int(sys.argv[-2]), "rb", buffering=0)
     replies = os.fdopen(int(sys.argv[-1]), "wb")
-    Worker(requests, replies).serve()
+    Worker(requests, replies, inherited).serve()
     os._exit(0)  # skip interpreter teardown: a student's atexit hooks have nothing to add
 
 

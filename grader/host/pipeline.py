@@ -37,7 +37,7 @@ def grade(exercise: ExerciseSpec, code: str, sandbox: Sandbox, *, seed: int | No
     # A sandbox in unisolated development mode cannot give the judge a second uid; the judge
     # is told, runs the student under its own uid, and the verdict carries a note.
     env = {contract.UNISOLATED_ENV: "1"} if getattr(sandbox, "unisolated", False) else {}
-    options = RunOptions(gpus=1 if exercise.gpu else None, env=env)
+    options = RunOptions(gpus=1 if exercise.gpu else None, env=env, preload=exercise.preload, zygote=True)
     outcome = sandbox.run(
         bundle_for(exercise, code, seed), argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options
     )
@@ -125,6 +125,7 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
             operator_log=operator_log,
             **common,
         )
+    common["usage"].fresh_imports = list(document.fresh_imports)
     if document.operator_log:
         log.warning("judge operator log: %s", document.operator_log)
     common["operator_log"] = list(document.operator_log)

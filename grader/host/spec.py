@@ -144,6 +144,13 @@ class ExerciseSpec:
         """Whether the checks or the reference import our reference engines (then they ship in the bundle)."""
         return any(_imports(source, "grader.engines") for source in (self.checks_source, self.solution))
 
+    @property
+    def preload(self) -> tuple[str, ...]:
+        """What the sandbox imports before the job, for the judge's workers to fork with:
+        numpy always (the harness needs it), torch when the reference or the checks use it."""
+        torch = any(_imports(source, "torch") for source in (self.checks_source, self.solution))
+        return ("numpy", "torch") if torch else ("numpy",)
+
 
 def load_exercise(path: str | Path) -> ExerciseSpec:
     """Load and validate the exercise folder at ``path``."""

@@ -29,6 +29,7 @@ class Usage:
     wall_s: float = 0.0
     cpu_s: float = 0.0
     max_rss_bytes: int = 0
+    fresh_imports: list[str] = dataclasses.field(default_factory=list)  # e.g. "student:torch" (see the contract)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -86,6 +87,7 @@ class Verdict:
                 wall_s=float(usage.get("wall_s", 0.0)),
                 cpu_s=float(usage.get("cpu_s", 0.0)),
                 max_rss_bytes=int(usage.get("max_rss_bytes", 0)),
+                fresh_imports=[str(m) for m in usage.get("fresh_imports") or []],
             ),
             backend=str(data.get("backend", "")),
             stdout=str(data.get("stdout", "")),

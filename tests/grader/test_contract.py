@@ -43,7 +43,7 @@ def test_the_format_is_pinned():
     assert contract.FORMAT == 3
     assert contract.LANGUAGES == ("en", "zh-hans")
     assert set(document().to_dict()) == {"format", "checks", "perf", "stdout", "stderr", "notes", "isolated",
-                                         "internal_error", "operator_log"}
+                                         "internal_error", "operator_log", "fresh_imports"}
     assert set(ROWS[0].to_dict()) == {"name", "passed", "visible", "message", "points", "max_points", "kind",
                                       "message_id", "message_params"}
     assert [str(kind) for kind in Kind] == [

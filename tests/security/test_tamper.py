@@ -9,7 +9,8 @@ import pytest
 from grader.contract import Kind
 from grader.host.pipeline import grade
 from grader.host.spec import load_exercise
-from tests.grader.factories import GRADING_BACKENDS, STATIC_GRAPH, grading_sandbox
+from tests.grader.factories import STATIC_GRAPH, grading_sandbox
+from tests.sandbox.backends import BACKENDS
 
 SPEC = load_exercise(STATIC_GRAPH)
 CORRECT = SPEC.solution
@@ -142,7 +143,7 @@ class StaticGraph:
 }
 
 
-@pytest.fixture(params=GRADING_BACKENDS)
+@pytest.fixture(params=BACKENDS)  # docker-runc, docker-runsc and local
 def sandbox(request, requires):
     return grading_sandbox(request.param, requires)
 

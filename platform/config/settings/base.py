@@ -1,5 +1,6 @@
 """Settings shared by every environment. Each value comes from the environment, with a
 default that is safe for a developer's machine; production.py removes the unsafe ones."""
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -181,7 +182,9 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 SANDBOX_BACKEND = env_str("SANDBOX_BACKEND", "auto")  # auto | local | docker
 SANDBOX_IMAGE = env_str("SANDBOX_IMAGE", "graphdojo-sandbox:latest")
 SANDBOX_RUNTIME = env_str("SANDBOX_RUNTIME", "runc")  # runc | runsc (gVisor)
-SANDBOX_POOL_SIZE = env_int("SANDBOX_POOL_SIZE", 0)
+# Warm containers per worker process (Docker only: numpy and torch already imported, refilled
+# at low CPU priority). One per core: a burst as large as the cores finds them all warm.
+SANDBOX_POOL_SIZE = env_int("SANDBOX_POOL_SIZE", os.cpu_count() or 1)
 SANDBOX_ALLOW_UNISOLATED = env_bool("SANDBOX_ALLOW_UNISOLATED", False)
 CONTENT_DIR = Path(env_str("GRAPHDOJO_CONTENT_DIR", str(BASE_DIR / "exercises")))
 EXERCISE_CACHE_DIR = VAR_DIR / "exercise-cache"

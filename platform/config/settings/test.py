@@ -1,6 +1,6 @@
 """The test suite. Database and broker come from the environment like everywhere else;
 `make test` points them at the real PostgreSQL and Redis."""
-from config.env import env_str
+from config.env import env_int, env_str
 from config.settings.base import *  # noqa: F403
 
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "graphdojo-test-key")
@@ -10,3 +10,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# No warm pool unless a test asks: containers refilling in the background would only add
+# load to a 2-core CI machine (tests/sandbox and the benchmarks exercise the pool itself).
+SANDBOX_POOL_SIZE = env_int("SANDBOX_POOL_SIZE", 0)

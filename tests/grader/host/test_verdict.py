@@ -36,7 +36,8 @@ def test_round_trip_through_a_dict():
     verdict = Verdict(Kind.PARTIAL, 0.5, [row("a", True), row("b", False, Kind.WRONG_ANSWER)], perf=None,
                       usage=Usage(1.5, 1.2, 10_000), backend="local", stdout="hi", notes=["n"])
     data = verdict.to_dict()
-    assert data["verdict"] == "PARTIAL" and data["usage"] == {"wall_s": 1.5, "cpu_s": 1.2, "max_rss_bytes": 10_000}
+    assert data["verdict"] == "PARTIAL" and data["usage"] == {"wall_s": 1.5, "cpu_s": 1.2, "max_rss_bytes": 10_000,
+                                                           "fresh_imports": []}
     assert set(data["checks"][0]) >= {"name", "passed", "visible", "message", "points", "max_points"}
     assert Verdict.from_dict(data) == verdict
 

@@ -1,0 +1,454 @@
+"""The zygote: a clean interpreter, numpy and torch already imported, that forks workers.
+
+A grading runs two workers beside the judge (the reference's and the student's). Started
+as fresh interpreters, each imports torch again: about 1.3 CPU-seconds apiece, most of a
+torch exercise's grading. Instead, the sandbox's bootstrap forks this zygote right after
+it has preloaded its modules and *before it reads its job*, so nothing of the job (the
+manifest, the checks, the seed, the reference solution, not even a freed buffer that held
+them) was ever in the zygote's memory, nor in any fork of it. The judge asks the zygote
+for workers over a socket pair; each one starts as a copy of that clean interpreter, is
+made to look as an exec would have left it (descriptors, signals, session, environment,
+fresh random seeds), takes on the limits and the uid the request names, and only then
+imports anything of the grading. The zygote never initialises CUDA (``import torch``
+does not), since a fork after CUDA initialisation is unsafe; it refuses to serve if it
+finds CUDA initialised.
+
+Nothing here outlives a grading: the zygote lives in the same fresh container (or
+bubblewrap instance) as the judge, and exits, killing its workers, when the judge's end of
+the socket closes.
+
+Standard library only: this file travels into every sandbox with the bootstrap
+(``protocol.BOOTSTRAP_SOURCE`` installs it as ``sandbox.zygote``), and the judge, a fork
+of that bootstrap, uses the client half from there.
+
+The protocol, one JSON datagram per message on a SOCK_SEQPACKET pair:
+
+    {"op": "hello"}                                    -> {"pid": zygote's pid}
+    {"op": "spawn", "argv": ["-c", CODE, args...] | ["-m", MODULE, args...],
+     "cwd", "env", "uid": int | null, "rlimits": [[which, soft, hard], ...],
+     "cgroup_procs": [path, ...], "oom_score_adj": int | null}
+        with descriptors (SCM_RIGHTS) that become the worker's 0, 1, 2, 3, ...
+                                                       -> {"pid"} | {"errno", "error"}
+    {"op": "wait", "pid", "timeout"}                   -> {"status": wait status | null,
+                                                           "utime", "stime", "maxrss_kb"}
+"""
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import io
+import json
+import os
+import random
+import resource
+import runpy
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+FD_ENV = "SANDBOX_ZYGOTE_FD"  # the judge's end of the socket, where a sandbox lends a zygote
+PRELOADED_ENV = "SANDBOX_PRELOADED"  # the modules imported before the job, comma-separated
+MAX_MESSAGE = 1 << 20
+MAX_FDS = 16
+_PR_SET_DUMPABLE = 4
+_PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_NO_NEW_PRIVS = 38
+_HIGH_FD = 100  # where received descriptors wait while 0, 1, 2... are being installed
+_REAP_EVERY_S = 0.05
+
+
+_GONE = "the zygote is gone (it exits at once rather than fork with CUDA initialised)"
+
+
+class ZygoteError(OSError):
+    """The zygote could not start a worker (the errno says why), or is gone."""
+
+
+@dataclass(frozen=True)
+class Exit:
+    """How a worker ended: its wait status and resource usage, as ``os.wait4`` gives them."""
+
+    status: int
+    ru_utime: float
+    ru_stime: float
+    ru_maxrss: int  # kB
+
+
+def _prctl(option: int, value: int) -> None:
+    if ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error))
+
+
+# -- the server: runs in the zygote ------------------------------------------------------
+
+
+def serve(sock: socket.socket) -> None:
+    """Answer the judge until it closes its end; then kill the workers and exit."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        os._exit(70)  # forking now would be unsafe; the judge sees EOF and says so
+    try:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # a worker's orphans come back here to be reaped
+    except OSError:
+        pass
+    server = _Server(sock)
+    while True:
+        server.reap()
+        if not select.select([sock], [], [], _REAP_EVERY_S)[0]:
+            continue
+        try:
+            data, fds, _, _ = socket.recv_fds(sock, MAX_MESSAGE, MAX_FDS)
+        except OSError:
+            data, fds = b"", []
+        if not data:
+            server.kill_all()
+            os._exit(0)
+        try:
+            request = json.loads(data)
+            reply = server.handle(request, fds)
+        except Exception as error:  # noqa: BLE001 - a malformed request gets an answer, not a dead zygote
+            reply = {"errno": 22, "error": f"bad request: {error}"}
+        finally:
+            for fd in fds:
+                _close(fd)
+        sock.send(json.dumps(reply).encode())
+
+
+class _Server:
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.workers: set[int] = set()
+        self.exits: dict[int, Exit] = {}
+
+    def handle(self, request: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        op = request.get("op")
+        if op == "hello":
+            return {"pid": os.getpid()}
+        if op == "spawn":
+            return self.spawn(request, fds)
+        if op == "wait":
+            found = self.wait(int(request["pid"]), float(request["timeout"]))
+            if found is None:
+                return {"status": None}
+            return {"status": found.status, "utime": found.ru_utime, "stime": found.ru_stime,
+                    "maxrss_kb": found.ru_maxrss}
+        return {"errno": 22, "error": f"unknown op {op!r}"}
+
+    def spawn(self, request: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        report_read, report_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker-to-be
+            self.sock.detach()  # its descriptor is closed below; the object must never close a reused number
+            os.close(report_read)
+            _become_worker(request, fds, report_write)
+            run_python(list(request["argv"]), isolated=True)
+        os.close(report_write)
+        chunks = []
+        while chunk := os.read(report_read, 4096):
+            chunks.append(chunk)
+        os.close(report_read)
+        if chunks:  # the set-up failed: the child has exited (reap() collects it)
+            failure: dict[str, Any] = json.loads(b"".join(chunks))
+            return failure
+        self.workers.add(pid)
+        return {"pid": pid}
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid in self.workers:  # an orphan of a worker is reaped and forgotten
+                self.workers.discard(pid)
+                self.exits[pid] = Exit(status, usage.ru_utime, usage.ru_stime, usage.ru_maxrss)
+
+    def wait(self, pid: int, timeout: float) -> Exit | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            self.reap()
+            if pid in self.exits:
+                return self.exits.pop(pid)
+            if time.monotonic() >= deadline or (pid not in self.workers and pid not in self.exits):
+                return None
+            time.sleep(0.002)
+
+    def kill_all(self) -> None:
+        for pid in list(self.workers):
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self.wait(pid, 1.0)
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _become_worker(request: dict[str, Any], fds: Sequence[int], report_fd: int) -> None:
+    """In the forked child: make it the process ``request`` asks for, as an exec would have,
+    and close ``report_fd``; or write there why it could not, and exit."""
+    report = fcntl.fcntl(report_fd, fcntl.F_DUPFD, _HIGH_FD + MAX_FDS)
+    try:
+        _set_up(request, fds, report)
+    except BaseException as error:  # noqa: B036 - whatever stopped the set-up is reported
+        number = error.errno if isinstance(error, OSError) and error.errno else 1
+        try:
+            os.write(report, json.dumps({"errno": number, "error": str(error)[:500]}).encode())
+        finally:
+            os._exit(127)
+    os.close(report)  # end of file for the zygote: started
+
+
+def _set_up(request: dict[str, Any], fds: Sequence[int], report: int) -> None:
+    """Order matters: everything that needs root (the cgroups, the OOM score, raising a
+    limit) happens before the uid is dropped, and nothing of the grading is imported
+    until the very end."""
+    os.setsid()
+    # Descriptors: the received ones become 0, 1, 2, 3...; everything else but the report
+    # pipe is closed, the socket to this zygote first of all.
+    moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, _HIGH_FD) for fd in fds]
+    for number, fd in enumerate(moved):
+        os.dup2(fd, number)
+    if len(moved) < 3:  # no standard stream left closed, for the next open() to land on
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for number in range(len(moved), 3):
+            os.dup2(devnull, number)
+    os.closerange(max(len(moved), 3), report)
+    os.closerange(report + 1, _max_fd())
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8")
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding="utf-8", errors="backslashreplace",
+        line_buffering=True)
+    _default_signals()
+    os.chdir(request["cwd"])
+    os.umask(0o022)
+    if request.get("oom_score_adj") is not None:
+        with open("/proc/self/oom_score_adj", "w") as file:  # the OOM killer takes this process first
+            file.write(str(int(request["oom_score_adj"])))
+    for procs in request.get("cgroup_procs") or []:  # while root: the worker can never move itself out
+        with open(procs, "w") as file:
+            file.write(str(os.getpid()))
+    for which, soft, hard in request.get("rlimits") or []:
+        resource.setrlimit(int(which), (int(soft), int(hard)))
+    _reseed(request["env"].get("OMP_NUM_THREADS", ""))  # while the installation is surely readable
+    uid = request.get("uid")
+    if uid is not None:
+        # All three uids non-zero: the kernel clears every capability, for good.
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    _prctl(_PR_SET_DUMPABLE, 1)  # as after an exec: the worker may read its own /proc files
+    os.environ.clear()
+    os.environ.update({str(k): str(v) for k, v in request["env"].items()})
+
+
+def _max_fd() -> int:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if 0 < soft < 1 << 20 else 1 << 16
+
+
+def _default_signals() -> None:
+    """Every disposition and the mask as a fresh ``python3`` starts with them."""
+    for number in signal.valid_signals():
+        if number in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+
+def _reseed(threads: str) -> None:
+    """Fresh seeds in every generator a fork would otherwise share with its siblings."""
+    random.seed()
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed()
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.seed()
+        if threads.isdigit() and int(threads) > 0:
+            torch.set_num_threads(int(threads))  # libgomp read its variable when torch was imported
+
+
+# -- running a Python program in this process ---------------------------------------------
+
+
+def python_tail(argv: Sequence[str]) -> list[str] | None:
+    """``[-c CODE | -m MODULE | SCRIPT, args...]`` when argv is a ``python3`` run this interpreter can do."""
+    if not argv or argv[0] != "python3":
+        return None
+    tail = list(argv[1:])
+    while tail and tail[0] in ("-u", "-B"):  # harmless here: output is unbuffered, bytecode is never written
+        tail.pop(0)
+    if not tail:
+        return None
+    if tail[0] in ("-c", "-m"):
+        return tail if len(tail) >= 2 else None
+    return None if tail[0].startswith("-") else tail
+
+
+def run_python(tail: list[str], isolated: bool = False) -> None:
+    """Run ``python3 TAIL...`` in this (preloaded) process as the interpreter would, then exit.
+
+    ``isolated`` as ``python3 -I``: nothing is added to sys.path for -c.
+    """
+    sys.dont_write_bytecode = True
+    code = 0
+    try:
+        if tail[0] == "-c":
+            sys.argv = ["-c", *tail[2:]]
+            if not isolated:
+                sys.path.insert(0, "")
+            main_module = type(sys)("__main__")
+            sys.modules["__main__"] = main_module
+            exec(compile(tail[1], "<string>", "exec"), main_module.__dict__)
+        elif tail[0] == "-m":
+            sys.argv = [tail[1], *tail[2:]]
+            sys.path.insert(0, os.getcwd())
+            runpy.run_module(tail[1], run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = list(tail)
+            sys.path.insert(0, os.path.dirname(os.path.abspath(tail[0])))
+            runpy.run_path(tail[0], run_name="__main__")
+    except SystemExit as stop:
+        if stop.code is None:
+            code = 0
+        elif isinstance(stop.code, int):
+            code = stop.code
+        else:
+            print(stop.code, file=sys.stderr)
+            code = 1
+    except BaseException:  # noqa: B036 - as the interpreter does: print it, exit 1
+        traceback.print_exc()
+        code = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: B036
+        pass
+    os._exit(code & 0xFF)
+
+
+# -- starting one -------------------------------------------------------------------------
+
+
+def fork_zygote() -> socket.socket:
+    """Fork a zygote from this (clean, preloaded) process; returns the judge's end of the socket."""
+    judge_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        judge_end.close()
+        try:
+            serve(zygote_end)
+        finally:
+            os._exit(0)
+    zygote_end.close()
+    return judge_end
+
+
+def main() -> None:
+    """``python3 -I -c 'from sandbox.zygote import main; main()' FD [MODULES]``: a launched zygote."""
+    for module in filter(None, (sys.argv[2] if len(sys.argv) > 2 else "").split(",")):
+        __import__(module)
+    serve(socket.socket(fileno=int(sys.argv[1])))
+
+
+# -- the client: runs in the judge --------------------------------------------------------
+
+
+class Zygote:
+    """The judge's handle on a zygote: spawn workers, learn how they ended."""
+
+    def __init__(self, sock: socket.socket, process: subprocess.Popen[bytes] | None = None) -> None:
+        self.sock = sock
+        self._process = process  # when this judge launched it itself
+        self.pid = int(self._ask({"op": "hello"})["pid"])
+
+    @classmethod
+    def lent(cls) -> Zygote | None:
+        """The zygote the sandbox's bootstrap lent this process, if it did."""
+        value = os.environ.get(FD_ENV, "")
+        if not value.isdigit():
+            return None
+        return cls(socket.socket(fileno=int(value)))
+
+    @classmethod
+    def launch(cls, preload: Iterable[str] = ()) -> Zygote:
+        """A zygote of our own, for a judge no sandbox started (tests, tools): a fresh
+        interpreter, so as clean as a lent one."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-c", "from sandbox.zygote import main; main()",
+             str(theirs.fileno()), ",".join(preload)],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+        )
+        theirs.close()
+        return cls(ours, process)
+
+    def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str,
+        env: dict[str, str],
+        fds: Sequence[int],
+        uid: int | None = None,
+        rlimits: Iterable[tuple[int, int, int]] = (),
+        cgroup_procs: Iterable[str] = (),
+        oom_score_adj: int | None = None,
+    ) -> int:
+        """A new worker running ``python3 ARGV``; its pid. ZygoteError (with the errno) when it cannot start."""
+        reply = self._ask({
+            "op": "spawn", "argv": list(argv), "cwd": cwd, "env": env, "uid": uid,
+            "rlimits": [list(r) for r in rlimits], "cgroup_procs": list(cgroup_procs),
+            "oom_score_adj": oom_score_adj,
+        }, fds)
+        if "pid" not in reply:
+            raise ZygoteError(int(reply.get("errno") or 1), str(reply.get("error", "the worker could not start")))
+        return int(reply["pid"])
+
+    def wait(self, pid: int, timeout: float) -> Exit | None:
+        """How worker ``pid`` ended, waiting up to ``timeout`` seconds; None while it runs."""
+        reply = self._ask({"op": "wait", "pid": pid, "timeout": timeout})
+        if reply.get("status") is None:
+            return None
+        return Exit(int(reply["status"]), float(reply["utime"]), float(reply["stime"]), int(reply["maxrss_kb"]))
+
+    def _ask(self, request: dict[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
+        try:
+            socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
+            data = self.sock.recv(MAX_MESSAGE)
+        except OSError as error:
+            raise ZygoteError(error.errno or 32, f"{_GONE}: {error}") from None
+        if not data:
+            raise ZygoteError(32, _GONE)
+        reply: dict[str, Any] = json.loads(data)
+        return reply
+
+    def close(self) -> None:
+        self.sock.close()
+        if self._process is not None:
+            self._process.wait(timeout=10)

@@ -1,0 +1,98 @@
+"""Freezing the student's processes as one, on real cgroups: the v1 freezer and cgroup v2's
+``cgroup.freeze`` (this host mounts both; production hosts have one or the other)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from grader.harness.programs import Family
+
+V1 = Path("/sys/fs/cgroup/freezer")
+V2 = Path("/sys/fs/cgroup/unified")
+NOBODY = 65534
+BUSY = "while :; do :; done & while :; do :; done"  # the shell and a child, both only burning CPU
+
+
+def _cpu_ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
+def _progress(pids: list[int], seconds: float = 0.6) -> int:
+    before = {pid: _cpu_ticks(pid) for pid in pids}
+    time.sleep(seconds)
+    return sum(_cpu_ticks(pid) - ticks for pid, ticks in before.items())
+
+
+@pytest.fixture(params=["v1", "v2"])
+def family(request, requires):
+    requires("root, to make cgroups", os.geteuid() == 0, "run the tests as root (CI does)")
+    name = f"graphdojo-test-{uuid.uuid4().hex[:8]}"
+    # As in a sandbox, the lent folder is one the student's uid can read (pytest's tmp_path is not).
+    folder = Path(tempfile.mkdtemp(prefix="lent-"))
+    folder.chmod(0o755)
+    if request.param == "v1":
+        requires("the cgroup v1 freezer", V1.is_dir(), "mount the freezer hierarchy")
+        made = [V1 / name]
+        (folder / "freezer").symlink_to(made[0])
+    else:
+        requires("cgroup v2 (the unified hierarchy)", (V2 / "cgroup.procs").exists(), "mount cgroup2")
+        made = [V2 / name]
+        (folder / "unified").symlink_to(made[0])
+    made[0].mkdir()
+    family = Family(trusted=set, cgroup=folder)
+    joined = made[0] / "cgroup.procs"
+
+    def enter() -> None:  # runs in the child: into the cgroup, then nobody
+        joined.write_text(str(os.getpid()))
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+
+    process = subprocess.Popen(["/bin/sh", "-c", BUSY], preexec_fn=enter, start_new_session=True)
+    deadline = time.monotonic() + 10
+    while len(family.pids()) < 2 and time.monotonic() < deadline:  # sh and its background loop
+        time.sleep(0.02)
+    family.process = process
+    yield family
+    try:
+        family.kill()
+    finally:
+        process.wait(timeout=10)
+        shutil.rmtree(folder)
+        for cgroup in made:
+            for _ in range(50):
+                try:
+                    cgroup.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+
+
+def test_a_frozen_family_runs_nothing_until_thawed(family):
+    pids = family.pids()
+    assert len(pids) >= 2, pids
+    assert _progress(pids) > 0  # running
+    family.freeze(settle=True)
+    assert _progress(pids) == 0  # not one tick of CPU while frozen
+    family.thaw()
+    assert _progress(pids) > 0
+
+
+def test_killing_a_family_leaves_nothing_in_its_cgroup(family):
+    assert family.pids()
+    family.kill()
+    family.process.wait(timeout=10)  # the shell's zombie is reaped by its parent, this test
+    deadline = time.monotonic() + 5
+    while family.pids() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert family.pids() == []
