@@ -464,6 +464,7 @@ class _Validation:
             report.seconds = time.monotonic() - started
             return self._finished(report)
         programs = list(_programs(spec))
+        _ = spec.uses_engines  # parsed here, once: the worker threads then never build an AST (see spec._parse)
         pending = _Pending(report, [None] * len(programs), [""] * len(programs), len(programs))
         limits = pipeline.sandbox_limits(spec)
         # Runs of one container shape go together, so a warm pool keeps few shapes at once.
