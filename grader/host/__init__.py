@@ -24,6 +24,7 @@ from grader.host.validation import (
     ContentReport,
     ExerciseReport,
     RunReport,
+    default_jobs,
     validate_content,
     validate_exercise,
 )
@@ -33,6 +34,7 @@ from sandbox import Sandbox, SandboxUnavailable, get_sandbox
 __all__ = [
     "ARCHIVE_LIMITS", "ArchiveLimits", "ContentReport", "ExerciseReport", "ExerciseSpec", "RunReport",
     "RunResult", "Sandbox", "SandboxUnavailable", "SpecError", "UnsafeArchive", "Usage", "Verdict",
-    "check_titles", "get_sandbox", "grade", "load_exercise", "read_exercise_zip", "run_compile_flow", "run_program",
+    "check_titles", "default_jobs", "get_sandbox", "grade", "load_exercise", "read_exercise_zip", "run_compile_flow",
+    "run_program",
     "validate_content", "validate_exercise", "visible_only", "write_exercise_folder",
 ]
