@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Count, F, QuerySet, Sum
 from django.db.models.functions import Coalesce
@@ -23,8 +24,7 @@ from accounts.models import User
 from catalog.models import Exercise
 from courses.models import Course, ItemScore
 from courses.selectors import student_ids
-from leaderboards.models import Entry
-from leaderboards.services import FULL_SCORE
+from leaderboards.models import FULL_SCORE, Entry, Verification
 
 PAGE_SIZE = 50
 BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "id")
@@ -38,6 +38,7 @@ ROW_FIELDS = (
     "user__username",
     "user__first_name",
     "user__last_name",
+    "verification_id",
 )
 
 
@@ -53,10 +54,19 @@ class Row:
     low: float | None = None
     high: float | None = None
     is_you: bool = False
+    verified: bool = False  # measured again in the board's latest re-measuring of its top
 
     @property
     def rank_label(self) -> str:
         return f"={self.rank}" if self.shared else str(self.rank)
+
+
+@dataclass(frozen=True)
+class VerifiedTop:
+    """The board's latest re-measuring of its top: when, and how many were measured."""
+
+    at: datetime
+    measured: int
 
 
 @dataclass
@@ -67,6 +77,7 @@ class Board:
     pages: int
     you: Row | None
     your_page: int | None
+    verified: VerifiedTop | None = None
 
 
 class Ranking:
@@ -104,8 +115,8 @@ class Ranking:
         return ahead
 
 
-def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool) -> Row:
-    user_id, score, ratio, low, high, pseudonym, username, first, last = values
+def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch: int | None) -> Row:
+    user_id, score, ratio, low, high, pseudonym, username, first, last, verification_id = values
     rank, shared = ranking.rank(score, low)
     real = f"{first} {last}".strip() or username
     return Row(
@@ -119,10 +130,13 @@ def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool) -> Row
         low,
         high,
         is_you=user_id == viewer.id,
+        verified=batch is not None and verification_id == batch,
     )
 
 
-def _board(entries: QuerySet[Entry], *, viewer: User, page: int, real_names: bool) -> Board:
+def _board(
+    entries: QuerySet[Entry], *, viewer: User, page: int, real_names: bool, version_id: int | None = None
+) -> Board:
     histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
     ends = list(
         entries.filter(score__gte=FULL_SCORE, ratio_low__isnull=False).order_by().values_list("ratio_low", "ratio_high")
@@ -132,8 +146,17 @@ def _board(entries: QuerySet[Entry], *, viewer: User, page: int, real_names: boo
     pages = max(1, math.ceil(ranking.total / PAGE_SIZE))
     page = min(max(1, page), pages)
     start = (page - 1) * PAGE_SIZE
+    latest = (
+        Verification.objects.filter(exercise_version_id=version_id, status=Verification.Status.DONE)
+        .order_by("-finished_at", "-id")
+        .values_list("id", "finished_at", "candidates")
+        .first()
+        if version_id is not None
+        else None
+    )
+    batch = latest[0] if latest else None
     rows = [
-        _row(v, ranking, viewer, real_names)
+        _row(v, ranking, viewer, real_names, batch)
         for v in entries.order_by(*BOARD_ORDER).values_list(*ROW_FIELDS)[start : start + PAGE_SIZE]
     ]
     you = next((r for r in rows if r.is_you), None)
@@ -141,9 +164,12 @@ def _board(entries: QuerySet[Entry], *, viewer: User, page: int, real_names: boo
     if you is None:
         mine = entries.filter(user_id=viewer.id).values_list(*ROW_FIELDS).first()
         if mine is not None:
-            you = _row(mine, ranking, viewer, real_names)
+            you = _row(mine, ranking, viewer, real_names, batch)
             your_page = ranking.position(you.score, you.low) // PAGE_SIZE + 1
-    return Board(rows, ranking.total, page, pages, you, your_page)
+    verified = (
+        VerifiedTop(latest[1], sum(1 for c in latest[2] if c.get("stored"))) if latest and latest[1] else None
+    )
+    return Board(rows, ranking.total, page, pages, you, your_page, verified)
 
 
 def exercise_board(
@@ -157,7 +183,7 @@ def exercise_board(
         entries = entries.exclude(user_id__in=hidden)
     else:
         entries = entries.filter(user_id__in=student_ids(course))
-    return _board(entries, viewer=viewer, page=page, real_names=real_names)
+    return _board(entries, viewer=viewer, page=page, real_names=real_names, version_id=exercise.current_version_id)
 
 
 def course_board(course: Course, *, viewer: User, page: int = 1, real_names: bool = False) -> Board:

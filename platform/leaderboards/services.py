@@ -10,9 +10,10 @@ from catalog.models import Exercise
 from grader.host.performance import overall_ratio
 from grading.models import Submission
 from grading.services import submission_create
-from leaderboards.models import Entry
+from leaderboards.models import FULL_SCORE, Entry
+from leaderboards.verification import reaches_the_top, verification_request
 
-FULL_SCORE = 1.0 - 1e-9
+__all__ = ["FULL_SCORE", "code_digest", "entry_record", "stale_entries_regrade"]
 
 
 def code_digest(code: str) -> str:
@@ -46,6 +47,9 @@ def entry_record(submission: Submission) -> None:
         ratio_low=low,
         ratio_high=high,
         achieved_at=submission.created_at,
+        # New code has not been re-measured with the rest of the top.
+        verification_id=None,
+        verified_at=None,
     )
     Entry.objects.bulk_create(
         [Entry(user_id=submission.user_id, exercise_id=version.exercise_id, **fields)], ignore_conflicts=True
@@ -67,6 +71,8 @@ def entry_record(submission: Submission) -> None:
         for name, value in fields.items():
             setattr(entry, name, value)
         entry.save()
+        if reaches_the_top(entry):
+            verification_request(version.id)
 
 
 def stale_entries_regrade(exercise: Exercise) -> list[int]:
