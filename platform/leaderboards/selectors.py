@@ -17,7 +17,9 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, F, QuerySet, Sum
+from django.contrib.postgres.aggregates import ArrayAgg
+from django.db import connection
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from accounts.models import User
@@ -134,15 +136,40 @@ def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch:
     )
 
 
+def _ranking(entries: QuerySet[Entry]) -> Ranking:
+    """The score histogram and the sorted interval ends of the full scores.
+
+    On PostgreSQL one scan of the board's index returns both, the ends as two sorted arrays
+    per score: a board of 20 000 entries costs one query and no per-row Python objects.
+    """
+    timed = Q(score__gte=FULL_SCORE, ratio_low__isnull=False, ratio_high__isnull=False)
+    if connection.vendor != "postgresql":
+        histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
+        ends = entries.filter(timed).values_list("ratio_low", "ratio_high")
+        bounded = [(low, high) for low, high in ends if low is not None and high is not None]
+        return Ranking(histogram, [low for low, _ in bounded], [high for _, high in bounded])
+    groups = (
+        entries.order_by()
+        .values("score")
+        .annotate(
+            n=Count("id"),
+            lows=ArrayAgg("ratio_low", filter=timed, order_by="ratio_low"),
+            highs=ArrayAgg("ratio_high", filter=timed, order_by="ratio_high"),
+        )
+        .values_list("score", "n", "lows", "highs")
+    )
+    histogram, lows, highs = {}, [], []
+    for score, n, group_lows, group_highs in groups:
+        histogram[score] = n
+        lows += group_lows or []
+        highs += group_highs or []
+    return Ranking(histogram, lows, highs)
+
+
 def _board(
     entries: QuerySet[Entry], *, viewer: User, page: int, real_names: bool, version_id: int | None = None
 ) -> Board:
-    histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
-    ends = list(
-        entries.filter(score__gte=FULL_SCORE, ratio_low__isnull=False).order_by().values_list("ratio_low", "ratio_high")
-    )
-    bounded = [(low, high) for low, high in ends if low is not None and high is not None]
-    ranking = Ranking(histogram, [low for low, _ in bounded], [high for _, high in bounded])
+    ranking = _ranking(entries)
     pages = max(1, math.ceil(ranking.total / PAGE_SIZE))
     page = min(max(1, page), pages)
     start = (page - 1) * PAGE_SIZE

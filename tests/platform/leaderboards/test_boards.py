@@ -178,3 +178,19 @@ def test_the_course_board_ranks_by_total_points_with_ties_shared():
     make.graded(b, ex, score=1.0)
     make.graded(c, ex, score=0.5)
     assert labels(course_board(course, viewer=a)) == [("a", "=1"), ("b", "=1"), ("c", "3")]
+
+
+def test_the_one_query_ranking_agrees_with_the_portable_one(monkeypatch):
+    """PostgreSQL reads the histogram and the sorted interval ends in one scan (arrays); other
+    databases read them in two queries. Both must rank alike."""
+    from leaderboards.selectors import _ranking
+
+    ex = make.exercise()
+    for i, (score, ratio) in enumerate([(1.0, 0.8), (1.0, 0.85), (1.0, 1.5), (0.5, None), (0.5, None), (1.0, None)]):
+        make.graded(make.user(f"r{i}"), ex, score=score, ratio=ratio)
+    entries = Entry.objects.filter(exercise_version_id=ex.current_version_id)
+    fast = _ranking(entries)
+    monkeypatch.setattr(connection, "vendor", "sqlite")
+    portable = _ranking(entries)
+    assert (fast.histogram, fast.lows, fast.highs) == (portable.histogram, portable.lows, portable.highs)
+    assert fast.histogram == {1.0: 4, 0.5: 2} and len(fast.lows) == 3
