@@ -81,6 +81,7 @@ def main() -> None:
         "students in the course": course.memberships.filter(role="student").count(),
     }
     print(sizes, flush=True)
+    load_before = [round(x, 1) for x in os.getloadavg()]
     results, all_queries = {}, []
     for name, (viewer, url) in pages.items():
         client = Client()
@@ -162,6 +163,7 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     load = [round(x, 1) for x in os.getloadavg()]
     document = {
+        "load_average_1_5_15_before": load_before,
         "load_average_1_5_15": load,
         "cpus": os.cpu_count(),
         "sizes": sizes,
@@ -177,7 +179,8 @@ def main() -> None:
         "# Leaderboards and gradebook at scale (PostgreSQL)",
         "",
         "Sizes: " + ", ".join(f"{k} {v:,}" for k, v in sizes.items()) + f"; {RUNS} requests per page.",
-        f"Measured {time.strftime('%Y-%m-%d %H:%M')} on {os.cpu_count()} CPUs, load average {load} "
+        f"Measured {time.strftime('%Y-%m-%d %H:%M')} on {os.cpu_count()} CPUs, load average (1, 5, 15 min) "
+        f"{load_before} before the pages and {load} at the end "
         "(the machine is shared; times move with its load, query counts do not).",
         "",
         "| page | p50 ms | p95 ms | queries | target |",

@@ -62,6 +62,29 @@ class Row:
     def rank_label(self) -> str:
         return f"={self.rank}" if self.shared else str(self.rank)
 
+    # Numbers formatted here, not by template filters: floatformat costs a Decimal per call,
+    # and a board page has hundreds of numbers (the page is polled every few seconds).
+    @property
+    def percent(self) -> str:
+        return str(round(self.score * 100))
+
+    @property
+    def points(self) -> str:
+        text = f"{self.score:.2f}"
+        return text[:-3] if text.endswith(".00") else text
+
+    @property
+    def ratio_text(self) -> str:
+        return "" if self.ratio is None else f"{self.ratio:.2f}"
+
+    @property
+    def low_text(self) -> str:
+        return "" if self.low is None else f"{self.low:.2f}"
+
+    @property
+    def high_text(self) -> str:
+        return "" if self.high is None else f"{self.high:.2f}"
+
 
 @dataclass(frozen=True)
 class VerifiedTop:
