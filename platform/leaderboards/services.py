@@ -9,7 +9,7 @@ from django.db import transaction
 from catalog.models import Exercise
 from grader.host.performance import overall_ratio
 from grading.models import Submission
-from grading.services import submission_create
+from grading.services import submission_resubmit
 from leaderboards.models import FULL_SCORE, Entry
 from leaderboards.verification import reaches_the_top, verification_request
 
@@ -78,14 +78,19 @@ def entry_record(submission: Submission) -> None:
 def stale_entries_regrade(exercise: Exercise) -> list[int]:
     """Submit every stale entry's code again under the current version (graded in the
     background); returns the new submissions' ids, whose progress the board shows."""
-    stale = Entry.objects.filter(exercise=exercise).exclude(exercise_version=exercise.current_version_id)
+    current = exercise.current_version
+    if current is None:
+        return []
+    stale = Entry.objects.filter(exercise=exercise).exclude(exercise_version=current.id)
     queued = []
     with transaction.atomic():
         for entry in stale.select_related("user", "submission"):
             code = entry.submission.code
             # Idempotent: the same code already sent under this version is not sent twice.
             if not Submission.objects.filter(
-                user=entry.user, exercise_version=exercise.current_version_id, code=code
+                user=entry.user, exercise_version=current.id, code=code
             ).exists():
-                queued.append(submission_create(user=entry.user, exercise=exercise, code=code).id)
+                # The platform's resubmission: no student limit refuses it, and it keeps the
+                # time the code was handed in (an assignment pinned to the new version counts it so).
+                queued.append(submission_resubmit(original=entry.submission, version=current).id)
     return queued
