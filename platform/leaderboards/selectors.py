@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.postgres.aggregates import ArrayAgg
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
@@ -26,6 +27,7 @@ from accounts.models import User
 from catalog.models import Exercise
 from courses.models import Course, ItemScore
 from courses.selectors import student_ids
+from leaderboards.board_cache import RANKING_TTL_S, ranking_key
 from leaderboards.models import FULL_SCORE, Entry, Verification
 
 PAGE_SIZE = 50
@@ -114,6 +116,14 @@ class Ranking:
         self.lows, self.highs = sorted(lows), sorted(highs)
         self.total = sum(histogram.values())
 
+    def with_entry(self, score: float, low: float | None, high: float | None) -> Ranking:
+        """This ranking with one more entry (a student who hides, on their own board)."""
+        histogram = dict(self.histogram)
+        histogram[score] = histogram.get(score, 0) + 1
+        if score >= FULL_SCORE and low is not None and high is not None:
+            return Ranking(histogram, [*self.lows, low], [*self.highs, high])
+        return Ranking(histogram, self.lows, self.highs)
+
     def higher(self, score: float) -> int:
         return sum(n for s, n in self.histogram.items() if s > score)
 
@@ -189,10 +199,35 @@ def _ranking(entries: QuerySet[Entry]) -> Ranking:
     return Ranking(histogram, lows, highs)
 
 
+def site_ranking(version_id: int, viewer: User) -> Ranking:
+    """The site-wide board's ranking, from the cache when no entry changed since (board_cache)."""
+    key = ranking_key(version_id)
+    ranking = cache.get(key)
+    if ranking is None:
+        hidden = User.objects.filter(hide_from_public_boards=True).values("id")
+        ranking = _ranking(Entry.objects.filter(exercise_version_id=version_id).exclude(user_id__in=hidden))
+        cache.set(key, ranking, RANKING_TTL_S)
+    if viewer.hide_from_public_boards:  # they see themselves on the board the others do not
+        mine = (
+            Entry.objects.filter(exercise_version_id=version_id, user_id=viewer.id)
+            .values_list("score", "ratio_low", "ratio_high")
+            .first()
+        )
+        if mine is not None:
+            ranking = ranking.with_entry(*mine)
+    return ranking
+
+
 def _board(
-    entries: QuerySet[Entry], *, viewer: User, page: int, real_names: bool, version_id: int | None = None
+    entries: QuerySet[Entry],
+    *,
+    viewer: User,
+    page: int,
+    real_names: bool,
+    version_id: int | None = None,
+    ranking: Ranking | None = None,
 ) -> Board:
-    ranking = _ranking(entries)
+    ranking = ranking or _ranking(entries)
     pages = max(1, math.ceil(ranking.total / PAGE_SIZE))
     page = min(max(1, page), pages)
     start = (page - 1) * PAGE_SIZE
@@ -227,13 +262,16 @@ def exercise_board(
 ) -> Board:
     """The exercise's board, site-wide (without those who hide) or among a course's students."""
     entries = Entry.objects.filter(exercise_version_id=exercise.current_version_id)
+    version_id = exercise.current_version_id
+    ranking = None
     if course is None:
         # Few hide, so excluding their ids keeps the board's index usable (a join would not).
         hidden = User.objects.filter(hide_from_public_boards=True).exclude(id=viewer.id).values("id")
         entries = entries.exclude(user_id__in=hidden)
+        ranking = site_ranking(version_id, viewer) if version_id is not None else None
     else:
         entries = entries.filter(user_id__in=student_ids(course))
-    return _board(entries, viewer=viewer, page=page, real_names=real_names, version_id=exercise.current_version_id)
+    return _board(entries, viewer=viewer, page=page, real_names=real_names, version_id=version_id, ranking=ranking)
 
 
 def course_board(course: Course, *, viewer: User, page: int = 1, real_names: bool = False) -> Board:

@@ -10,6 +10,7 @@ from catalog.models import Exercise
 from grader.host.performance import overall_ratio
 from grading.models import Submission
 from grading.services import submission_resubmit
+from leaderboards.board_cache import ranking_forget
 from leaderboards.models import FULL_SCORE, Entry
 from leaderboards.verification import reaches_the_top, verification_request
 
@@ -59,6 +60,7 @@ def entry_record(submission: Submission) -> None:
         .select_related("exercise_version")
         .get(user_id=submission.user_id, exercise_id=version.exercise_id)
     )
+    previous = entry.exercise_version_id
     if entry.submission_id == submission.id:
         replace = True  # just created, or its own regrade
     elif entry.exercise_version_id != version.id:
@@ -71,6 +73,7 @@ def entry_record(submission: Submission) -> None:
         for name, value in fields.items():
             setattr(entry, name, value)
         entry.save()
+        ranking_forget(version.id, *([previous] if previous != version.id else []))
         if reaches_the_top(entry):
             verification_request(version.id)
 

@@ -31,6 +31,7 @@ from grader.host import Remeasured, Sandbox, SandboxUnavailable, remeasure
 from grading.dispatch import CPU_QUEUE, GPU_QUEUE
 from grading.exercises import exercise_version_spec
 from grading.sandboxes import grading_sandbox
+from leaderboards.board_cache import ranking_forget
 from leaderboards.models import FULL_SCORE, Entry, Verification
 
 log = logging.getLogger(__name__)
@@ -172,6 +173,7 @@ def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured]
     Verification.objects.filter(id=batch.id).update(
         status=Verification.Status.DONE, finished_at=now, seed=seed, reversed_order=reverse, candidates=rows
     )
+    ranking_forget(batch.exercise_version_id)
 
 
 def verifications_sweep(now=None) -> dict[str, int]:
