@@ -119,11 +119,11 @@ def gradebook(course: Course) -> Gradebook:
     scores = ItemScore.objects.filter(item_id__in=list(column)).values_list(
         "user_id", "item_id", "points", "override_points", "days_late", "late_refused", "attempts"
     )
-    for user_id, item_id, *values in scores:
+    for user_id, item_id, points, override, days_late, late_refused, attempts in scores:
         row = rows.get(user_id)
         if row is not None:  # a student who left keeps their scores, off the book
-            cell = row.cells[column[item_id]] = Cell._make(values)
-            row.total += cell.effective or 0
+            row.cells[column[item_id]] = Cell(points, override, days_late, late_refused, attempts)
+            row.total += (override if override is not None else points) or 0
     return Gradebook(assignments, items, list(rows.values()), sum(item.points for item in items))
 
 
