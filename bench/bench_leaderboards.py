@@ -57,6 +57,7 @@ def main() -> None:
         print("leaderboards bench skipped: set DATABASE_URL to a PostgreSQL database of its own")
         return
     settings.ALLOWED_HOSTS = ["*"]
+    import config.wsgi  # noqa: F401 - set up as the web process is (it freezes the start-up objects)
     call_command("migrate", verbosity=0)
     if not User.objects.filter(username__startswith="bench-").exists():
         started = time.monotonic()
