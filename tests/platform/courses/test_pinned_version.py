@@ -20,7 +20,7 @@ REFUSING_CHECK = '''
 
 @check(points=1)
 def only_version_two_has_this_check(student, reference, rng):
-    fail("version 2 asks for more than version 1 did")
+    fail({"en": "version 2 asks for more than version 1 did", "zh-hans": "第 2 版比第 1 版要求更多"})
 '''
 
 
