@@ -6,7 +6,8 @@
 Exercise specs (spec.py), the pipeline that runs the judge in a sandbox (pipeline.py), the
 verdict it reaches (verdict.py), proving content (validation.py), taking exercise
 folders in as zip files (archive.py), running (not grading) a program (playground.py) and
-a practice run of the visible checks only (practice.py).
+a practice run of the visible checks only (practice.py), and re-measuring the top of a
+leaderboard in one session (remeasure.py).
 The sandbox names the platform needs come from here too: the platform reaches the sandbox only through the grader.
 """
 from grader.host.archive import (
@@ -19,11 +20,13 @@ from grader.host.archive import (
 from grader.host.pipeline import grade
 from grader.host.playground import RunResult, run_compile_flow, run_program
 from grader.host.practice import visible_only
+from grader.host.remeasure import Remeasured, remeasure
 from grader.host.spec import ExerciseSpec, SpecError, check_titles, load_exercise
 from grader.host.validation import (
     ContentReport,
     ExerciseReport,
     RunReport,
+    default_jobs,
     validate_content,
     validate_exercise,
 )
@@ -31,8 +34,10 @@ from grader.host.verdict import Usage, Verdict
 from sandbox import Sandbox, SandboxUnavailable, get_sandbox
 
 __all__ = [
-    "ARCHIVE_LIMITS", "ArchiveLimits", "ContentReport", "ExerciseReport", "ExerciseSpec", "RunReport",
+    "ARCHIVE_LIMITS", "ArchiveLimits", "ContentReport", "ExerciseReport", "ExerciseSpec", "Remeasured", "RunReport",
     "RunResult", "Sandbox", "SandboxUnavailable", "SpecError", "UnsafeArchive", "Usage", "Verdict",
-    "check_titles", "get_sandbox", "grade", "load_exercise", "read_exercise_zip", "run_compile_flow", "run_program",
+    "check_titles", "default_jobs", "get_sandbox", "grade", "load_exercise", "read_exercise_zip", "remeasure",
+    "run_compile_flow",
+    "run_program",
     "validate_content", "validate_exercise", "visible_only", "write_exercise_folder",
 ]

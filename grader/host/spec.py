@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import re
+import threading
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -139,7 +141,7 @@ class ExerciseSpec:
     def visible_checks(self) -> list[str]:
         return [c.name for c in self.checks if c.visible]
 
-    @property
+    @functools.cached_property
     def uses_engines(self) -> bool:
         """Whether the checks or the reference import our reference engines (then they ship in the bundle)."""
         return any(_imports(source, "grader.engines") for source in (self.checks_source, self.solution))
@@ -346,7 +348,7 @@ def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[s
     """name -> (points, is_perf) for each @check / @perf function in checks.py, in order; and
     name -> visible for checks that state it in the decorator."""
     try:
-        tree = ast.parse(source, "checks.py")
+        tree = _parse(source, "checks.py")
     except SyntaxError as error:
         raise SpecError(f"checks.py: line {error.lineno}: {error.msg}") from None
     found: dict[str, tuple[float, bool]] = {}
@@ -387,7 +389,7 @@ def check_titles(source: str) -> dict[str, dict[str, str]]:
     language without running exercise code.
     """
     titles = {}
-    for node in ast.parse(source, "checks.py").body:
+    for node in _parse(source, "checks.py").body:
         if not isinstance(node, ast.FunctionDef):
             continue
         for decorator in node.decorator_list:
@@ -414,9 +416,20 @@ def _literal_title(name: str, expr: ast.expr) -> dict[str, str]:
     return title
 
 
+# CPython 3.11 keeps the AST builder's recursion depth per interpreter, not per thread: two
+# threads parsing at once can fail with "SystemError: AST constructor recursion depth
+# mismatch" (python/cpython#106905). validate_content grades from several threads.
+_AST_LOCK = threading.Lock()
+
+
+def _parse(source: str, filename: str = "<unknown>") -> ast.Module:
+    with _AST_LOCK:
+        return ast.parse(source, filename)
+
+
 def _imports(source: str, package: str) -> bool:
     """Whether ``source`` imports ``package`` or a module in it (read from its syntax tree)."""
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_parse(source)):
         names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
         if isinstance(node, ast.ImportFrom) and node.module:
             names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]

@@ -25,6 +25,7 @@ import hashlib
 import json
 import re
 import tomllib
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -327,19 +328,23 @@ def normalise_output(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
 
 
-def validate_lessons(content_dir: Path, sandbox: Any) -> dict[str, list[str]]:
+def validate_lessons(content_dir: Path, sandbox: Any, *, executor: Executor | None = None) -> dict[str, list[str]]:
     """Problems by lesson (empty lists when valid): :func:`check_lessons`, then every runnable
-    block run in ``sandbox`` (once per distinct program), which must exit 0 and print what it claims."""
+    block run in ``sandbox`` (once per distinct program), which must exit 0 and print what it claims.
+    With ``executor``, the blocks run through it (concurrently); the problems come out the same."""
     result = check_lessons(content_dir)
     problems = result.problems
     if sandbox is None:
         return problems
-    ran: dict[str, RunResult] = {}
+    programs = list(dict.fromkeys(s.text for lesson in result.lessons for s in lesson.runnable()))
+    if executor is None:
+        ran = {text: run_program(text, sandbox) for text in programs}
+    else:
+        futures = [executor.submit(run_program, text, sandbox) for text in programs]
+        ran = {text: future.result() for text, future in zip(programs, futures, strict=True)}
     for lesson in result.lessons:
         for segment in lesson.runnable():
-            if segment.text not in ran:
-                ran[segment.text] = run_program(segment.text, sandbox)
-            outcome = ran[segment.text]
+            outcome: RunResult = ran[segment.text]
             first_line = segment.text.strip().splitlines()[0][:60] if segment.text.strip() else ""
             where = f"lessons/{lesson.slug}: the block starting {first_line!r}"
             if not outcome.ok:

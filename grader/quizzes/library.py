@@ -5,6 +5,7 @@ import collections
 import dataclasses
 import random
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 
 from grader import glossary
@@ -96,17 +97,21 @@ def load_content(content_dir: Path) -> Content:
     return content
 
 
-def validate_all(content_dir: Path, sandbox: Sandbox | None) -> dict[str, list[str]]:
+def validate_all(
+    content_dir: Path, sandbox: Sandbox | None, *, executor: Executor | None = None, runs: int = 1
+) -> dict[str, list[str]]:
     """Problems by content file (empty lists when valid), the bank lint's and the glossary's
     included (the glossary covers exercise statements too). With a sandbox, every "what does
-    this print?" answer is also proven by running its snippet."""
+    this print?" answer is also proven by running its snippet (in ``runs`` sandbox runs,
+    through ``executor`` when given: see :func:`proof.prove`)."""
     content = load_content(Path(content_dir))
     for bank in content.banks:
         content.problems[bank.source] += lint.lint_bank(bank)
     for label, messages in glossary.lint_content(Path(content_dir)).items():
         content.problems.setdefault(label, []).extend(messages)
     if sandbox is not None:
-        proven = proof.prove([q for bank in content.banks for q in bank.questions], sandbox)
+        proven = proof.prove([q for bank in content.banks for q in bank.questions], sandbox, executor=executor,
+                             runs=runs)
         for bank in content.banks:
             for question in bank.questions:
                 for message in proven.get(question.id, []):

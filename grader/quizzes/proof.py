@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable
+from concurrent.futures import Executor
 from typing import Any
 
 from grader.quizzes.answers import draw_params, instantiate, normalise_output
@@ -99,11 +100,37 @@ def cases_for(question: Question) -> list[Case]:
     return cases
 
 
-def prove(questions: Iterable[Question], sandbox: Sandbox) -> dict[str, list[str]]:
-    """Run every code_output snippet; problems by question id (only questions with problems)."""
+def prove(
+    questions: Iterable[Question], sandbox: Sandbox, *, executor: Executor | None = None, runs: int = 1
+) -> dict[str, list[str]]:
+    """Run every code_output snippet; problems by question id (only questions with problems).
+
+    The snippets are split over ``runs`` sandbox runs (each imports torch once), submitted to
+    ``executor`` when one is given; the problems come out the same, in the same order.
+    """
     cases = [case for question in questions for case in cases_for(question)]
     if not cases:
         return {}
+    # Contiguous slices that never split a question, so its messages come out as from one run.
+    size = -(-len(cases) // max(1, runs))
+    slices: list[list[Case]] = [[]]
+    for case in cases:
+        if len(slices[-1]) >= size and case.question.id != slices[-1][-1].question.id:
+            slices.append([])
+        slices[-1].append(case)
+    if executor is None:
+        found = [_prove_in_one_run(part, sandbox) for part in slices]
+    else:
+        futures = [executor.submit(_prove_in_one_run, part, sandbox) for part in slices]
+        found = [future.result() for future in futures]
+    problems: dict[str, list[str]] = {}
+    for part in found:
+        for question_id, messages in part.items():
+            problems.setdefault(question_id, []).extend(messages)
+    return problems
+
+
+def _prove_in_one_run(cases: list[Case], sandbox: Sandbox) -> dict[str, list[str]]:
     files = {"runner.py": RUNNER.encode()}
     for index, case in enumerate(cases):
         files[f"snippets/{index}.py"] = case.code.encode()

@@ -4,6 +4,7 @@ to anyone outside it, so one user never learns of another's course."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db.models import Count, Prefetch, QuerySet
 from django.http import Http404
@@ -34,7 +35,11 @@ def course_for(
 
 
 def assignments_of(course: Course) -> QuerySet[Assignment]:
-    items = AssignmentItem.objects.select_related("exercise_version", "bank", "interview")
+    # A version's files and texts are large and no list of items shows them.
+    heavy = ("files", "statement_en", "statement_zh", "summary_en", "summary_zh", "starter")
+    items = AssignmentItem.objects.select_related("exercise_version__exercise", "bank", "interview").defer(
+        *(f"exercise_version__{name}" for name in heavy)
+    )
     return course.assignments.prefetch_related(Prefetch("items", queryset=items))
 
 
@@ -58,9 +63,8 @@ def staff_of(course: Course) -> QuerySet[Membership]:
     )
 
 
-@dataclass(slots=True)
-class Cell:
-    """One gradebook cell: read as a tuple, not a model (a big course has thousands)."""
+class Cell(NamedTuple):
+    """One gradebook cell: a tuple, not a model (a big course has thousands, many alike)."""
 
     points: float | None
     override_points: float | None
@@ -73,9 +77,22 @@ class Cell:
         return self.override_points if self.override_points is not None else self.points
 
 
+class Student(NamedTuple):
+    """What the gradebook shows of a student: read as a tuple, not a User model."""
+
+    pk: int
+    username: str
+    first_name: str
+    last_name: str
+    email: str
+
+    def get_full_name(self) -> str:
+        return f"{self.first_name} {self.last_name}".strip()
+
+
 @dataclass
 class GradebookRow:
-    student: User
+    student: Student
     cells: list[Cell | None] = field(default_factory=list)
     total: float = 0.0
 
@@ -89,20 +106,24 @@ class Gradebook:
 
 
 def gradebook(course: Course) -> Gradebook:
-    """Students by assignment items: four queries, whatever the number of submissions."""
+    """Students by assignment items: five queries, whatever the number of submissions."""
     assignments = list(assignments_of(course))
     items = [item for assignment in assignments for item in assignment.items.all()]
     column = {item.id: i for i, item in enumerate(items)}
-    students = User.objects.filter(id__in=student_ids(course)).order_by("last_name", "first_name", "username")
-    rows = {student.id: GradebookRow(student, [None] * len(items)) for student in students}
-    scores = ItemScore.objects.filter(item__assignment__course=course).values_list(
+    students = (
+        User.objects.filter(id__in=student_ids(course))
+        .order_by("last_name", "first_name", "username")
+        .values_list("id", "username", "first_name", "last_name", "email")
+    )
+    rows = {values[0]: GradebookRow(Student._make(values), [None] * len(items)) for values in students}
+    scores = ItemScore.objects.filter(item_id__in=list(column)).values_list(
         "user_id", "item_id", "points", "override_points", "days_late", "late_refused", "attempts"
     )
     for user_id, item_id, points, override, days_late, late_refused, attempts in scores:
         row = rows.get(user_id)
         if row is not None:  # a student who left keeps their scores, off the book
-            cell = row.cells[column[item_id]] = Cell(points, override, days_late, late_refused, attempts)
-            row.total += cell.effective or 0
+            row.cells[column[item_id]] = Cell(points, override, days_late, late_refused, attempts)
+            row.total += (override if override is not None else points) or 0
     return Gradebook(assignments, items, list(rows.values()), sum(item.points for item in items))
 
 

@@ -26,7 +26,7 @@ from catalog.models import Exercise
 from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership, RegradeJob, ScoreOverride
 from courses.tasks import regrade_job_run
 from grading.models import Submission
-from grading.services import submission_create
+from grading.services import submission_resubmit
 
 ROSTER_MAX_BYTES = 512 * 1024
 ROSTER_MAX_ROWS = 5000
@@ -171,16 +171,23 @@ def item_points(item: AssignmentItem, share: float, received_at: datetime) -> tu
 
 
 def item_score_record(
-    *, item: AssignmentItem, user_id: int, share: float, received_at: datetime, submission_id: int | None = None
+    *,
+    item: AssignmentItem,
+    user_id: int,
+    share: float,
+    received_at: datetime,
+    submission_id: int | None = None,
+    an_attempt: bool = True,
 ) -> None:
-    """Count one graded piece of work; the row keeps the best. Three queries, whatever the history."""
+    """Count one graded piece of work; the row keeps the best. Three queries, whatever the history.
+    ``an_attempt`` is False for work the platform submitted again (a move to a new version)."""
     points, days_late, refused = item_points(item, share, received_at)
     if points is None and not refused:
         return
     ItemScore.objects.bulk_create([ItemScore(item=item, user_id=user_id)], ignore_conflicts=True)
     row = ItemScore.objects.select_for_update().get(item=item, user_id=user_id)
     regrade_of_counted = submission_id is not None and row.submission_id == submission_id
-    if not regrade_of_counted:
+    if an_attempt and not regrade_of_counted:
         row.attempts += 1
     if refused:
         row.late_refused += 1
@@ -201,8 +208,9 @@ def exercise_grading_record(submission: Submission) -> None:
             item=item,
             user_id=submission.user_id,
             share=submission.score or 0.0,
-            received_at=submission.created_at,
+            received_at=submission.received_at or submission.created_at,
             submission_id=submission.id,
+            an_attempt=submission.received_at is None,
         )
 
 
@@ -259,7 +267,7 @@ def item_move_to_current_version(*, item: AssignmentItem, by: User) -> RegradeJo
         item.save(update_fields=["exercise_version"])
         ItemScore.objects.filter(item=item).update(points=None, submission=None, days_late=0)
         new_ids = [
-            submission_create(user=row.user, exercise=exercise, code=row.submission.code).id
+            submission_resubmit(original=row.submission, version=current).id
             for row in counted
             if row.submission is not None
         ]

@@ -13,6 +13,7 @@ urlpatterns = [
     path("<int:pk>/roster/", views.roster, name="roster"),
     path("<int:pk>/assignments/new/", views.assignment_create, name="assignment_create"),
     path("<int:pk>/assignments/<int:assignment_pk>/", views.assignment_detail, name="assignment"),
+    path("<int:pk>/items/<int:item_pk>/", views.item_work, name="item_work"),
     path("<int:pk>/items/<int:item_pk>/move-version/", views.item_move_version, name="item_move_version"),
     path("<int:pk>/gradebook/", views.gradebook_view, name="gradebook"),
     path("<int:pk>/gradebook.csv", views.gradebook_csv, name="gradebook_csv"),

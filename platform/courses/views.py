@@ -26,6 +26,8 @@ from courses.selectors import (
     students_of,
 )
 from grading.models import Submission
+from grading.services import SubmissionRefused, submission_create
+from submissions.forms import SubmissionForm
 
 
 def _errors(error: ValidationError) -> str:
@@ -192,6 +194,60 @@ def assignment_detail(request, pk: int, assignment_pk: int):
             "now": timezone.now(),
         },
         status=400 if form.errors else 200,
+    )
+
+
+@login_required
+def item_work(request, pk: int, item_pk: int):
+    """An assignment's exercise at the version the assignment pins: its statement, and a code
+    form whose submissions are graded against that version (not the exercise's latest)."""
+    course, membership = course_for(request.user, pk)
+    item = get_object_or_404(
+        AssignmentItem.objects.select_related("exercise_version__exercise", "assignment"),
+        pk=item_pk,
+        assignment__course=course,
+        kind=AssignmentItem.Kind.EXERCISE,
+    )
+    version = item.exercise_version
+    assert version is not None, "an exercise item pins a version"
+    exercise = version.exercise
+    form = SubmissionForm(request.POST or None, initial={"code": version.starter})
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                submission = submission_create(
+                    user=request.user,
+                    exercise=exercise,
+                    version=version,
+                    code=form.cleaned_data["code"] or "",
+                    idempotency_key=form.cleaned_data["idempotency_key"],
+                )
+            except SubmissionRefused as refused:
+                form.add_error(None, refused)
+                status = 429
+            except ValidationError as error:
+                form.add_error("code", error)
+            else:
+                return redirect("submissions:detail", pk=submission.pk)
+    return render(
+        request,
+        "courses/item_work.html",
+        {
+            "course": course,
+            "membership": membership,
+            "item": item,
+            "assignment": item.assignment,
+            "version": version,
+            "exercise": exercise,
+            "newer": exercise.current_version_id != version.id,
+            "form": form,
+            "submissions": Submission.objects.filter(user=request.user, exercise_version=version)[:10],
+            "score": ItemScore.objects.filter(item=item, user=request.user).first(),
+            "now": timezone.now(),
+        },
+        status=status,
     )
 
 

@@ -28,6 +28,10 @@ class Submission(models.Model):
     # Sent with the form (one per page load): the same form posted twice is one submission.
     idempotency_key = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the work first reached the server, where that is earlier than created_at: the same
+    # code submitted again by the platform (an assignment moved to a new version) keeps the
+    # time its student handed it in, so a move never makes work late. None: created_at.
+    received_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from catalog.models import Exercise, ExerciseUpload
+from catalog.models import Exercise, ExerciseUpload, ExerciseVersion
 from grading.dispatch import submission_send, user_dispatch
 from grading.logs import submission_logging
 from grading.models import Submission
@@ -51,16 +51,25 @@ def _encodable(code: str) -> bool:
     return True
 
 
-def submission_create(*, user: User, exercise: Exercise, code: str, idempotency_key: str = "") -> Submission:
+def submission_create(
+    *,
+    user: User,
+    exercise: Exercise,
+    code: str,
+    idempotency_key: str = "",
+    version: ExerciseVersion | None = None,
+) -> Submission:
     """Store a submission and queue it for grading once the row is committed.
 
-    Bad code (empty, too large, not UTF-8 text) raises ValidationError and stores nothing; so
-    do the per-student limits (SubmissionRefused, saying what to wait for). The same form
-    posted twice (same ``idempotency_key``) is one submission.
+    It is graded against ``version`` (an assignment's pinned one), else the exercise's
+    current version. Bad code (empty, too large, not UTF-8 text) raises ValidationError and
+    stores nothing; so do the per-student limits (SubmissionRefused, saying what to wait
+    for). The same form posted twice (same ``idempotency_key``) is one submission.
     """
     submission_code_check(code)
-    version = exercise.current_version
+    version = version or exercise.current_version
     assert version is not None, f"{exercise} has no version to submit to: offer only published exercises"
+    assert version.exercise_id == exercise.id, f"version {version} is not a version of {exercise}"
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()  # one submit per student at a time
         mine = Submission.objects.filter(user=user)
@@ -84,6 +93,23 @@ def submission_create(*, user: User, exercise: Exercise, code: str, idempotency_
         # One grading per student in the broker (fair queues): a later one is sent when the
         # one before it is stored (grading.worker), or by the sweep.
         if not mine.filter(status__in=IN_FLIGHT, id__lt=submission.id).exists():
+            transaction.on_commit(lambda: submission_send(submission))
+    return submission
+
+
+def submission_resubmit(*, original: Submission, version: ExerciseVersion) -> Submission:
+    """The platform submits a student's code again under another version (an assignment moved
+    to it): no per-student limit applies (the student did not ask), and the work keeps the
+    time it was first received."""
+    with transaction.atomic():
+        submission = Submission.objects.create(
+            user_id=original.user_id,
+            exercise_version=version,
+            code=original.code,
+            received_at=original.received_at or original.created_at,
+        )
+        mine = Submission.objects.filter(user_id=original.user_id, status__in=IN_FLIGHT, id__lt=submission.id)
+        if not mine.exists():  # else it is sent in the student's turn, after the one in flight
             transaction.on_commit(lambda: submission_send(submission))
     return submission
 

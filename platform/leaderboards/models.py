@@ -4,6 +4,8 @@ verdict, so boards read a few thousand small rows instead of a million submissio
 from django.conf import settings
 from django.db import models
 
+FULL_SCORE = 1.0 - 1e-9  # a score this high is full marks (scores are floats)
+
 
 class Entry(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="board_entries")
@@ -19,6 +21,12 @@ class Entry(models.Model):
     ratio_low = models.FloatField(null=True, blank=True)
     ratio_high = models.FloatField(null=True, blank=True)
     achieved_at = models.DateTimeField()
+    # Set when the ratio above was re-measured with the rest of the board's top in one
+    # session (a Verification); cleared when new code replaces the entry.
+    verification = models.ForeignKey(
+        "leaderboards.Verification", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    verified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["exercise", "user"], name="one_entry_per_student_exercise")]
@@ -37,3 +45,40 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} on {self.exercise_id}: {self.score}"
+
+
+class Verification(models.Model):
+    """One re-measuring of the top of an exercise's board: every candidate's code graded
+    again back to back in one task, on one sandbox, on the same seed, so that the order at
+    the top comes from one measuring session rather than from gradings hours apart.
+
+    Debounced: at most one PENDING batch per version; further requests while it waits join it.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        SUPERSEDED = "superseded"  # the exercise moved to another version before it ran
+        FAILED = "failed"  # a fault of ours (logged); the next request measures again
+
+    exercise_version = models.ForeignKey("catalog.ExerciseVersion", on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seed = models.BigIntegerField(null=True, blank=True)
+    reversed_order = models.BooleanField(default=False, help_text="Graded from the bottom of the top up")
+    # One dict per candidate, in the order graded: entry, user, verdict, the ratio before and after.
+    candidates = models.JSONField(default=list)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["exercise_version"], condition=models.Q(status="pending"), name="one_pending_verification"
+            )
+        ]
+        indexes = [models.Index(fields=["exercise_version", "status", "-finished_at"], name="verification_latest")]
+
+    def __str__(self) -> str:
+        return f"verification {self.pk} of {self.exercise_version_id} ({self.status})"

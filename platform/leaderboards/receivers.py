@@ -2,9 +2,12 @@ from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from catalog.models import ExerciseVersion
+from accounts.models import User
+from catalog.models import Exercise, ExerciseVersion
 from grading.models import Submission
 from grading.signals import submission_graded
+from leaderboards.board_cache import ranking_forget
+from leaderboards.models import Entry
 from leaderboards.services import entry_record
 from leaderboards.tasks import stale_entries_regrade_task
 
@@ -13,6 +16,14 @@ from leaderboards.tasks import stale_entries_regrade_task
 def _on_graded(sender, submission: Submission, **kwargs) -> None:
     if submission.status == Submission.Status.GRADED:  # a platform failure is no grading of the student
         entry_record(submission)
+
+
+@receiver(post_save, sender=User, dispatch_uid="leaderboards.hiding")
+def _on_user_saved(sender, instance: User, update_fields=None, **kwargs) -> None:
+    """A student hid or showed themselves: every site-wide board's ranking counts them anew."""
+    if update_fields is None or "hide_from_public_boards" in update_fields:
+        if Entry.objects.filter(user_id=instance.id).exists():
+            ranking_forget(*Exercise.objects.exclude(current_version=None).values_list("current_version_id", flat=True))
 
 
 @receiver(post_save, sender=ExerciseVersion, dispatch_uid="leaderboards.new_version")

@@ -15,16 +15,20 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
+from datetime import datetime
 
-from django.db.models import Count, F, QuerySet, Sum
+from django.contrib.postgres.aggregates import ArrayAgg
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from accounts.models import User
 from catalog.models import Exercise
 from courses.models import Course, ItemScore
 from courses.selectors import student_ids
-from leaderboards.models import Entry
-from leaderboards.services import FULL_SCORE
+from leaderboards.board_cache import RANKING_TTL_S, ranking_key
+from leaderboards.models import FULL_SCORE, Entry, Verification
 
 PAGE_SIZE = 50
 BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "id")
@@ -38,6 +42,7 @@ ROW_FIELDS = (
     "user__username",
     "user__first_name",
     "user__last_name",
+    "verification_id",
 )
 
 
@@ -53,10 +58,42 @@ class Row:
     low: float | None = None
     high: float | None = None
     is_you: bool = False
+    verified: bool = False  # measured again in the board's latest re-measuring of its top
 
     @property
     def rank_label(self) -> str:
         return f"={self.rank}" if self.shared else str(self.rank)
+
+    # Numbers formatted here, not by template filters: floatformat costs a Decimal per call,
+    # and a board page has hundreds of numbers (the page is polled every few seconds).
+    @property
+    def percent(self) -> str:
+        return str(round(self.score * 100))
+
+    @property
+    def points(self) -> str:
+        text = f"{self.score:.2f}"
+        return text[:-3] if text.endswith(".00") else text
+
+    @property
+    def ratio_text(self) -> str:
+        return "" if self.ratio is None else f"{self.ratio:.2f}"
+
+    @property
+    def low_text(self) -> str:
+        return "" if self.low is None else f"{self.low:.2f}"
+
+    @property
+    def high_text(self) -> str:
+        return "" if self.high is None else f"{self.high:.2f}"
+
+
+@dataclass(frozen=True)
+class VerifiedTop:
+    """The board's latest re-measuring of its top: when, and how many were measured."""
+
+    at: datetime
+    measured: int
 
 
 @dataclass
@@ -67,6 +104,7 @@ class Board:
     pages: int
     you: Row | None
     your_page: int | None
+    verified: VerifiedTop | None = None
 
 
 class Ranking:
@@ -77,6 +115,14 @@ class Ranking:
         self.scores = sorted(histogram, reverse=True)
         self.lows, self.highs = sorted(lows), sorted(highs)
         self.total = sum(histogram.values())
+
+    def with_entry(self, score: float, low: float | None, high: float | None) -> Ranking:
+        """This ranking with one more entry (a student who hides, on their own board)."""
+        histogram = dict(self.histogram)
+        histogram[score] = histogram.get(score, 0) + 1
+        if score >= FULL_SCORE and low is not None and high is not None:
+            return Ranking(histogram, [*self.lows, low], [*self.highs, high])
+        return Ranking(histogram, self.lows, self.highs)
 
     def higher(self, score: float) -> int:
         return sum(n for s, n in self.histogram.items() if s > score)
@@ -104,8 +150,8 @@ class Ranking:
         return ahead
 
 
-def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool) -> Row:
-    user_id, score, ratio, low, high, pseudonym, username, first, last = values
+def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch: int | None) -> Row:
+    user_id, score, ratio, low, high, pseudonym, username, first, last, verification_id = values
     rank, shared = ranking.rank(score, low)
     real = f"{first} {last}".strip() or username
     return Row(
@@ -119,21 +165,83 @@ def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool) -> Row
         low,
         high,
         is_you=user_id == viewer.id,
+        verified=batch is not None and verification_id == batch,
     )
 
 
-def _board(entries: QuerySet[Entry], *, viewer: User, page: int, real_names: bool) -> Board:
-    histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
-    ends = list(
-        entries.filter(score__gte=FULL_SCORE, ratio_low__isnull=False).order_by().values_list("ratio_low", "ratio_high")
+def _ranking(entries: QuerySet[Entry]) -> Ranking:
+    """The score histogram and the sorted interval ends of the full scores.
+
+    On PostgreSQL one scan of the board's index returns both, the ends as two sorted arrays
+    per score: a board of 20 000 entries costs one query and no per-row Python objects.
+    """
+    timed = Q(score__gte=FULL_SCORE, ratio_low__isnull=False, ratio_high__isnull=False)
+    if connection.vendor != "postgresql":
+        histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
+        ends = entries.filter(timed).values_list("ratio_low", "ratio_high")
+        bounded = [(low, high) for low, high in ends if low is not None and high is not None]
+        return Ranking(histogram, [low for low, _ in bounded], [high for _, high in bounded])
+    groups = (
+        entries.order_by()
+        .values("score")
+        .annotate(
+            n=Count("id"),
+            lows=ArrayAgg("ratio_low", filter=timed, order_by="ratio_low"),
+            highs=ArrayAgg("ratio_high", filter=timed, order_by="ratio_high"),
+        )
+        .values_list("score", "n", "lows", "highs")
     )
-    bounded = [(low, high) for low, high in ends if low is not None and high is not None]
-    ranking = Ranking(histogram, [low for low, _ in bounded], [high for _, high in bounded])
+    histogram, lows, highs = {}, [], []
+    for score, n, group_lows, group_highs in groups:
+        histogram[score] = n
+        lows += group_lows or []
+        highs += group_highs or []
+    return Ranking(histogram, lows, highs)
+
+
+def site_ranking(version_id: int, viewer: User) -> Ranking:
+    """The site-wide board's ranking, from the cache when no entry changed since (board_cache)."""
+    key = ranking_key(version_id)
+    ranking = cache.get(key)
+    if ranking is None:
+        hidden = User.objects.filter(hide_from_public_boards=True).values("id")
+        ranking = _ranking(Entry.objects.filter(exercise_version_id=version_id).exclude(user_id__in=hidden))
+        cache.set(key, ranking, RANKING_TTL_S)
+    if viewer.hide_from_public_boards:  # they see themselves on the board the others do not
+        mine = (
+            Entry.objects.filter(exercise_version_id=version_id, user_id=viewer.id)
+            .values_list("score", "ratio_low", "ratio_high")
+            .first()
+        )
+        if mine is not None:
+            ranking = ranking.with_entry(*mine)
+    return ranking
+
+
+def _board(
+    entries: QuerySet[Entry],
+    *,
+    viewer: User,
+    page: int,
+    real_names: bool,
+    version_id: int | None = None,
+    ranking: Ranking | None = None,
+) -> Board:
+    ranking = ranking or _ranking(entries)
     pages = max(1, math.ceil(ranking.total / PAGE_SIZE))
     page = min(max(1, page), pages)
     start = (page - 1) * PAGE_SIZE
+    latest = (
+        Verification.objects.filter(exercise_version_id=version_id, status=Verification.Status.DONE)
+        .order_by("-finished_at", "-id")
+        .values_list("id", "finished_at", "candidates")
+        .first()
+        if version_id is not None
+        else None
+    )
+    batch = latest[0] if latest else None
     rows = [
-        _row(v, ranking, viewer, real_names)
+        _row(v, ranking, viewer, real_names, batch)
         for v in entries.order_by(*BOARD_ORDER).values_list(*ROW_FIELDS)[start : start + PAGE_SIZE]
     ]
     you = next((r for r in rows if r.is_you), None)
@@ -141,9 +249,12 @@ def _board(entries: QuerySet[Entry], *, viewer: User, page: int, real_names: boo
     if you is None:
         mine = entries.filter(user_id=viewer.id).values_list(*ROW_FIELDS).first()
         if mine is not None:
-            you = _row(mine, ranking, viewer, real_names)
+            you = _row(mine, ranking, viewer, real_names, batch)
             your_page = ranking.position(you.score, you.low) // PAGE_SIZE + 1
-    return Board(rows, ranking.total, page, pages, you, your_page)
+    verified = (
+        VerifiedTop(latest[1], sum(1 for c in latest[2] if c.get("stored"))) if latest and latest[1] else None
+    )
+    return Board(rows, ranking.total, page, pages, you, your_page, verified)
 
 
 def exercise_board(
@@ -151,13 +262,16 @@ def exercise_board(
 ) -> Board:
     """The exercise's board, site-wide (without those who hide) or among a course's students."""
     entries = Entry.objects.filter(exercise_version_id=exercise.current_version_id)
+    version_id = exercise.current_version_id
+    ranking = None
     if course is None:
         # Few hide, so excluding their ids keeps the board's index usable (a join would not).
         hidden = User.objects.filter(hide_from_public_boards=True).exclude(id=viewer.id).values("id")
         entries = entries.exclude(user_id__in=hidden)
+        ranking = site_ranking(version_id, viewer) if version_id is not None else None
     else:
         entries = entries.filter(user_id__in=student_ids(course))
-    return _board(entries, viewer=viewer, page=page, real_names=real_names)
+    return _board(entries, viewer=viewer, page=page, real_names=real_names, version_id=version_id, ranking=ranking)
 
 
 def course_board(course: Course, *, viewer: User, page: int = 1, real_names: bool = False) -> Board:

@@ -9,10 +9,12 @@ from django.db import transaction
 from catalog.models import Exercise
 from grader.host.performance import overall_ratio
 from grading.models import Submission
-from grading.services import submission_create
-from leaderboards.models import Entry
+from grading.services import submission_resubmit
+from leaderboards.board_cache import ranking_forget
+from leaderboards.models import FULL_SCORE, Entry
+from leaderboards.verification import reaches_the_top, verification_request
 
-FULL_SCORE = 1.0 - 1e-9
+__all__ = ["FULL_SCORE", "code_digest", "entry_record", "stale_entries_regrade"]
 
 
 def code_digest(code: str) -> str:
@@ -46,6 +48,9 @@ def entry_record(submission: Submission) -> None:
         ratio_low=low,
         ratio_high=high,
         achieved_at=submission.created_at,
+        # New code has not been re-measured with the rest of the top.
+        verification_id=None,
+        verified_at=None,
     )
     Entry.objects.bulk_create(
         [Entry(user_id=submission.user_id, exercise_id=version.exercise_id, **fields)], ignore_conflicts=True
@@ -55,6 +60,7 @@ def entry_record(submission: Submission) -> None:
         .select_related("exercise_version")
         .get(user_id=submission.user_id, exercise_id=version.exercise_id)
     )
+    previous = entry.exercise_version_id
     if entry.submission_id == submission.id:
         replace = True  # just created, or its own regrade
     elif entry.exercise_version_id != version.id:
@@ -67,19 +73,27 @@ def entry_record(submission: Submission) -> None:
         for name, value in fields.items():
             setattr(entry, name, value)
         entry.save()
+        ranking_forget(version.id, *([previous] if previous != version.id else []))
+        if reaches_the_top(entry):
+            verification_request(version.id)
 
 
 def stale_entries_regrade(exercise: Exercise) -> list[int]:
     """Submit every stale entry's code again under the current version (graded in the
     background); returns the new submissions' ids, whose progress the board shows."""
-    stale = Entry.objects.filter(exercise=exercise).exclude(exercise_version=exercise.current_version_id)
+    current = exercise.current_version
+    if current is None:
+        return []
+    stale = Entry.objects.filter(exercise=exercise).exclude(exercise_version=current.id)
     queued = []
     with transaction.atomic():
         for entry in stale.select_related("user", "submission"):
             code = entry.submission.code
             # Idempotent: the same code already sent under this version is not sent twice.
             if not Submission.objects.filter(
-                user=entry.user, exercise_version=exercise.current_version_id, code=code
+                user=entry.user, exercise_version=current.id, code=code
             ).exists():
-                queued.append(submission_create(user=entry.user, exercise=exercise, code=code).id)
+                # The platform's resubmission: no student limit refuses it, and it keeps the
+                # time the code was handed in (an assignment pinned to the new version counts it so).
+                queued.append(submission_resubmit(original=entry.submission, version=current).id)
     return queued

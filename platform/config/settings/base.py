@@ -142,6 +142,13 @@ GRADING_MAX_RETRIES = env_int("GRADING_MAX_RETRIES", 8)
 # Fairness: a student's submissions waiting or running, and submissions a minute.
 SUBMISSIONS_IN_FLIGHT_MAX = env_int("SUBMISSIONS_IN_FLIGHT_MAX", 3)
 SUBMISSIONS_PER_MINUTE_MAX = env_int("SUBMISSIONS_PER_MINUTE_MAX", 6)
+# Leaderboards: the top of each exercise's board is re-measured in one session (one task,
+# one sandbox, one seed) after a new best reaches it (requests within the debounce join one
+# batch) and at least this often; beat looks for boards due every LEADERBOARD_VERIFY_SWEEP_S.
+LEADERBOARD_VERIFY_TOP = env_int("LEADERBOARD_VERIFY_TOP", 10)
+LEADERBOARD_VERIFY_DEBOUNCE_S = env_int("LEADERBOARD_VERIFY_DEBOUNCE_S", 120)
+LEADERBOARD_VERIFY_EVERY_S = env_int("LEADERBOARD_VERIFY_EVERY_S", 6 * 3600)
+LEADERBOARD_VERIFY_SWEEP_S = env_int("LEADERBOARD_VERIFY_SWEEP_S", 600)
 
 # Celery: the broker needs no server by default (kombu's filesystem transport); set
 # CELERY_BROKER_URL=redis://... to use Redis. Task arguments are ids, so JSON suffices.
@@ -175,6 +182,10 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "inte
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE = {
     "grading-sweep": {"task": "grading.tasks.sweep_submissions", "schedule": GRADING_SWEEP_EVERY_S},
+    "leaderboards-verify": {
+        "task": "leaderboards.tasks.verifications_sweep_task",
+        "schedule": LEADERBOARD_VERIFY_SWEEP_S,
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 

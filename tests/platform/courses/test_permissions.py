@@ -36,7 +36,13 @@ STAFF = {
     "courses:job",
     "courses:analytics",
 }
-MEMBER = {"courses:detail", "courses:assignment", "leaderboards:course", "leaderboards:exercise_course"}
+MEMBER = {
+    "courses:detail",
+    "courses:assignment",
+    "courses:item_work",
+    "leaderboards:course",
+    "leaderboards:exercise_course",
+}
 OWNER = {"submissions:detail", "submissions:status"}
 
 
@@ -60,6 +66,7 @@ def world():
         "courses:roster": {"pk": a.pk},
         "courses:assignment_create": {"pk": a.pk},
         "courses:assignment": {"pk": a.pk, "assignment_pk": assignment.pk},
+        "courses:item_work": {"pk": a.pk, "item_pk": item.pk},
         "courses:item_move_version": {"pk": a.pk, "item_pk": item.pk},
         "courses:gradebook": {"pk": a.pk},
         "courses:gradebook_csv": {"pk": a.pk},

@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading.models import Submission
-from leaderboards.models import Entry
+from leaderboards.models import Entry, Verification
 from leaderboards.selectors import PAGE_SIZE, course_board, exercise_board, stale_progress
 from leaderboards.tasks import stale_entries_regrade_task
 from tests.platform import classroom as make
@@ -178,3 +178,52 @@ def test_the_course_board_ranks_by_total_points_with_ties_shared():
     make.graded(b, ex, score=1.0)
     make.graded(c, ex, score=0.5)
     assert labels(course_board(course, viewer=a)) == [("a", "=1"), ("b", "=1"), ("c", "3")]
+
+
+def test_the_one_query_ranking_agrees_with_the_portable_one(monkeypatch):
+    """PostgreSQL reads the histogram and the sorted interval ends in one scan (arrays); other
+    databases read them in two queries. Both must rank alike."""
+    from leaderboards.selectors import _ranking
+
+    ex = make.exercise()
+    for i, (score, ratio) in enumerate([(1.0, 0.8), (1.0, 0.85), (1.0, 1.5), (0.5, None), (0.5, None), (1.0, None)]):
+        make.graded(make.user(f"r{i}"), ex, score=score, ratio=ratio)
+    entries = Entry.objects.filter(exercise_version_id=ex.current_version_id)
+    fast = _ranking(entries)
+    monkeypatch.setattr(connection, "vendor", "sqlite")
+    portable = _ranking(entries)
+    assert (fast.histogram, fast.lows, fast.highs) == (portable.histogram, portable.lows, portable.highs)
+    assert fast.histogram == {1.0: 4, 0.5: 2} and len(fast.lows) == 3
+
+
+def test_the_cached_site_ranking_follows_new_bests_hiding_and_the_hidden_viewer(django_assert_max_num_queries):
+    """The site-wide ranking is cached between polls; a new best, a re-measured top or a
+    student hiding changes it at once, and a student who hides still sees their own rank."""
+    ex = make.exercise()
+    a, b = make.user(pseudonym="a"), make.user(pseudonym="b")
+    make.graded(a, ex, ratio=1.0, interval=(0.9, 1.1))
+    assert labels(exercise_board(ex, viewer=a)) == [("a", "1")]
+    make.graded(b, ex, ratio=0.5, interval=(0.45, 0.55))  # a new best after the board was read
+    board = exercise_board(ex, viewer=a)
+    assert (labels(board), board.total, board.you.rank_label) == ([("b", "1"), ("a", "2")], 2, "2")
+
+    b.hide_from_public_boards = True
+    b.save(update_fields=["hide_from_public_boards"])
+    board = exercise_board(ex, viewer=a)
+    assert (labels(board), board.total) == ([("a", "1")], 1)
+    mine = exercise_board(ex, viewer=b)  # b hides from others, not from themselves
+    assert (labels(mine), mine.total) == ([("b", "1"), ("a", "2")], 2)
+    assert exercise_board(ex, viewer=a).total == 1  # b's view did not leak into the cache
+
+    # A re-measured top changes intervals without a new grading: the ranking follows.
+    b.hide_from_public_boards = False
+    b.save(update_fields=["hide_from_public_boards"])
+    assert labels(exercise_board(ex, viewer=a)) == [("b", "1"), ("a", "2")]  # cached again
+    batch = Verification.objects.get(exercise_version=ex.current_version)  # asked for by the new bests
+    Entry.objects.filter(user=a).update(ratio=0.3, ratio_low=0.28, ratio_high=0.32)
+    from leaderboards.verification import _store
+
+    _store(batch, [], [], seed=1, reverse=False)
+    assert labels(exercise_board(ex, viewer=a)) == [("a", "1"), ("b", "2")]
+    with django_assert_max_num_queries(4):  # cached: the verification, the page's rows, no aggregate
+        exercise_board(ex, viewer=a)

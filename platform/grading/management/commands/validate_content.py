@@ -1,8 +1,10 @@
-"""python manage.py validate_content [SLUG ...] [--json]: prove the content in the sandbox.
+"""python manage.py validate_content [SLUG ...] [--json] [--jobs N]: prove the content in the sandbox.
 
 For every exercise (or those named): the solution must be ACCEPTED, the starter must not be,
 and every mutant must get the verdict exercise.toml declares. With no slugs, the quiz banks
-are validated too. Exit status 1 when anything failed, so CI can run it as is.
+and the lessons are validated too. Exit status 1 when anything failed, so CI can run it as is.
+Up to --jobs sandbox runs go at once (default: as many as the cores here hold); one line per
+exercise is printed as it finishes, and the JSON report is in content order whatever --jobs is.
 """
 from __future__ import annotations
 
@@ -13,12 +15,13 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grader.host import ContentReport, ExerciseReport, SandboxUnavailable, validate_content
-from grader.lessons import validate_lessons
+from grader.host import ContentReport, ExerciseReport, SandboxUnavailable, default_jobs, validate_content
 from grading.sandboxes import sandbox_new
 
 
 class Command(BaseCommand):
+    _failed = 0  # exercises reported failed so far, for the progress lines
+
     help = "Validate exercises in the sandbox: solution ACCEPTED, starter not, mutants as declared; and the quiz banks."
     requires_system_checks: list[str] = []
 
@@ -28,7 +31,10 @@ class Command(BaseCommand):
         parser.add_argument("--content-dir", type=Path, default=None, help="default: settings.CONTENT_DIR")
         parser.add_argument("--backend", default=None, choices=["local", "docker", "auto"],
                             help="sandbox backend (default: settings.SANDBOX_BACKEND)")
-        parser.add_argument("--pool", type=int, default=1, help="warm Docker containers kept ready (default 1)")
+        parser.add_argument("--jobs", "-j", type=int, default=None,
+                            help="sandbox runs at once (default: the cores here over one sandbox's CPU share)")
+        parser.add_argument("--pool", type=int, default=None,
+                            help="warm Docker containers kept ready per container shape (default: --jobs)")
         parser.add_argument("--gpu", choices=["auto", "yes", "no"], default="auto",
                             help="validate gpu = true exercises (auto: when this host has an NVIDIA GPU)")
         parser.add_argument("--no-quizzes", action="store_true", help="skip the quiz banks")
@@ -37,33 +43,38 @@ class Command(BaseCommand):
     def handle(self, *args: object, **options: Any) -> None:
         content_dir = options["content_dir"] or Path(settings.CONTENT_DIR)
         backend = options["backend"] or settings.SANDBOX_BACKEND
+        jobs = default_jobs() if options["jobs"] is None else options["jobs"]
+        if jobs < 1:
+            raise CommandError(f"--jobs must be at least 1, got {jobs}")
+        pool = jobs if options["pool"] is None else max(0, options["pool"])
         try:
-            sandbox = sandbox_new(backend, pool_size=max(0, options["pool"]))
+            sandbox = sandbox_new(backend, pool_size=pool)
         except SandboxUnavailable as error:
             raise CommandError(f"the {backend} sandbox is not available: {error}") from None
         gpu = {"auto": None, "yes": True, "no": False}[options["gpu"]]
-        quizzes = False if options["no_quizzes"] else None
         as_json = options["json"]
+        self._failed = 0
+        if not as_json:
+            self.stdout.write(f"validating with {jobs} job(s) at once, {pool} warm container(s) per shape")
+            self.stdout.flush()
         try:
             report = validate_content(
-                content_dir, sandbox, slugs=options["slugs"], gpu=gpu, quizzes=quizzes,
-                progress=None if as_json else self._print_exercise,
+                content_dir, sandbox, slugs=options["slugs"], gpu=gpu,
+                quizzes=False if options["no_quizzes"] else None, lessons=False if options["no_lessons"] else None,
+                jobs=jobs, progress=None if as_json else self._print_exercise,
             )
-            # Lessons go with the quiz banks: validated when no exercise was named.
-            lessons = None if options["slugs"] or options["no_lessons"] else validate_lessons(content_dir, sandbox)
         except FileNotFoundError as error:
             raise CommandError(str(error)) from None
         finally:
             close = getattr(sandbox, "close", None)
             if close is not None:
                 close()
-        lessons_ok = not lessons or not any(lessons.values())
         if as_json:
-            self.stdout.write(json.dumps({**report.to_dict(), "lessons": lessons}, ensure_ascii=False, indent=1))
+            self.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
         else:
-            self._print_lessons(lessons)
+            self._print_lessons(report.lessons)
             self._print_summary(report)
-        if not report.ok or not lessons_ok:
+        if not report.ok:
             raise SystemExit(1)
 
     def _print_lessons(self, lessons: dict[str, list[str]] | None) -> None:
@@ -77,14 +88,22 @@ class Command(BaseCommand):
         for message in problems[:50]:
             self.stdout.write(f"      {message}")
 
-    def _print_exercise(self, exercise: ExerciseReport) -> None:
+    def _print_exercise(self, exercise: ExerciseReport, done: int, total: int) -> None:
+        # In the order they finish (the JSON report keeps content order), with a count.
+        count = f"[{done:>{len(str(total))}}/{total}]"
+        if not exercise.ok:
+            self._failed += 1
+        failed = f", {self._failed} failed" if self._failed else ""
         if exercise.skipped:
-            self.stdout.write(self.style.WARNING(f"SKIP  {exercise.slug}: {exercise.skipped}"))
+            self.stdout.write(self.style.WARNING(f"SKIP  {exercise.slug}: {exercise.skipped}  {count}"))
+            self.stdout.flush()
             return
         mark = self.style.SUCCESS("ok  ") if exercise.ok else self.style.ERROR("FAIL")
-        self.stdout.write(f"{mark}  {exercise.slug}  ({exercise.seconds:.1f} s)")
+        runs = f"{len(exercise.runs)} programs, {exercise.seconds:.1f} s of gradings"
+        self.stdout.write(f"{mark}  {exercise.slug}  ({runs})  {count}{failed}")
         if exercise.error:
-            self.stdout.write(self.style.ERROR(f"      {exercise.error}"))
+            for line in exercise.error.splitlines():
+                self.stdout.write(self.style.ERROR(f"      {line}"))
         for run in exercise.runs:
             again = f", {run.attempts} attempts" if run.attempts > 1 else ""
             state = "ok  " if run.ok else "FAIL"
@@ -93,6 +112,7 @@ class Command(BaseCommand):
             if not run.ok and run.detail:
                 for detail in run.detail.splitlines()[:12]:
                     self.stdout.write(f"            {detail}")
+        self.stdout.flush()  # a progress line is for now, also when the output is a CI log or a pipe
 
     def _print_summary(self, report: ContentReport) -> None:
         if report.quizzes is not None:

@@ -251,6 +251,7 @@ def seed(rng: random.Random, o: dict, out) -> None:
                 created,
                 created,
                 created + timedelta(seconds=20),
+                "",
             )
 
     copy(
@@ -268,6 +269,7 @@ def seed(rng: random.Random, o: dict, out) -> None:
             "created_at",
             "started_at",
             "finished_at",
+            "idempotency_key",
         ],
         submissions(),
     )

@@ -1,0 +1,210 @@
+"""Re-measuring the top of an exercise's board in one session, so that the order at the top
+does not come from gradings made hours apart on a machine whose load changed in between.
+
+A request (after a new best reaches the top, or from beat when a board is due) makes one
+PENDING Verification per version; requests while it waits join it (debounce). The task
+claims it with a conditional UPDATE (a redelivered task finds it taken and returns), grades
+the top entries' code again back to back on one sandbox and one seed
+(grader.host.remeasure), alternating the order from one batch to the next, and stores the
+new ratios and intervals in one transaction. The board then ranks them with the usual rule:
+overlapping intervals share a rank.
+
+Only the re-measurement is new: correctness is not judged again for the board (an entry that
+is not accepted this time keeps its numbers, and the batch records what happened), no
+submission is stored, and the student's attempts do not change.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import timedelta
+
+from celery import current_app as app
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from catalog.models import Exercise, ExerciseVersion
+from grader.host import Remeasured, Sandbox, SandboxUnavailable, remeasure
+from grading.dispatch import CPU_QUEUE, GPU_QUEUE
+from grading.exercises import exercise_version_spec
+from grading.sandboxes import grading_sandbox
+from leaderboards.board_cache import ranking_forget
+from leaderboards.models import FULL_SCORE, Entry, Verification
+
+log = logging.getLogger(__name__)
+VERIFY_TASK = "leaderboards.tasks.verify_top"  # sent by name: the task module imports this one
+BOARD_ORDER = (F("ratio_low").asc(), F("ratio").asc(), "id")  # among full scores with a ratio
+
+
+def timed_top(version_id: int, n: int):
+    """The board's first ``n`` timed full scores (hidden students too: course boards show them)."""
+    return Entry.objects.filter(
+        exercise_version_id=version_id, score__gte=FULL_SCORE, ratio_low__isnull=False
+    ).order_by(*BOARD_ORDER)[:n]
+
+
+def reaches_the_top(entry: Entry) -> bool:
+    """Would this (new best) entry be among the top re-measured? One bounded count."""
+    if entry.score < FULL_SCORE or entry.ratio_low is None:
+        return False
+    n = settings.LEADERBOARD_VERIFY_TOP
+    ahead = Entry.objects.filter(
+        exercise_version_id=entry.exercise_version_id, score__gte=FULL_SCORE, ratio_low__lt=entry.ratio_low
+    )[:n]
+    return ahead.count() < n
+
+
+def verification_request(version_id: int, *, delay_s: float | None = None) -> Verification | None:
+    """Ask for the top of this version's board to be re-measured; returns the new PENDING
+    batch, or None when one is already waiting (this request joins it)."""
+    if Verification.objects.filter(exercise_version_id=version_id, status=Verification.Status.PENDING).exists():
+        return None
+    try:
+        with transaction.atomic():  # a savepoint: the verdict transaction around us goes on
+            batch = Verification.objects.create(exercise_version_id=version_id)
+    except IntegrityError:  # another request made the pending one first
+        return None
+    delay = settings.LEADERBOARD_VERIFY_DEBOUNCE_S if delay_s is None else delay_s
+    transaction.on_commit(lambda: verification_send(batch, countdown=delay))
+    return batch
+
+
+def verification_send(batch: Verification, countdown: float = 0) -> bool:
+    """Publish the task; False (logged) when the broker cannot take it now (the sweep resends)."""
+    gpu = ExerciseVersion.objects.filter(id=batch.exercise_version_id, needs_gpu=True).exists()
+    try:
+        app.send_task(VERIFY_TASK, (batch.id,), queue=GPU_QUEUE if gpu else CPU_QUEUE, countdown=countdown)
+    except Exception:  # the broker is down: the row stays PENDING and the sweep sends it
+        log.warning("verification %s not sent (broker unavailable)", batch.id, exc_info=True)
+        return False
+    return True
+
+
+def verification_run(batch_id: int, *, sandbox: Sandbox | None = None) -> Verification | None:
+    """Run one batch if it is still PENDING (idempotent). Raises SandboxUnavailable with the
+    batch put back to PENDING, so that a retry measures all candidates in one session again."""
+    claimed = Verification.objects.filter(id=batch_id, status=Verification.Status.PENDING).update(
+        status=Verification.Status.RUNNING, started_at=timezone.now()
+    )
+    if not claimed:
+        return None
+    batch = Verification.objects.select_related("exercise_version__exercise").get(id=batch_id)
+    version = batch.exercise_version
+    if version.exercise.current_version_id != version.id:
+        Verification.objects.filter(id=batch_id).update(
+            status=Verification.Status.SUPERSEDED, finished_at=timezone.now()
+        )
+        return batch
+    entries = list(timed_top(version.id, settings.LEADERBOARD_VERIFY_TOP).select_related("submission"))
+    previous = (
+        Verification.objects.filter(exercise_version=version, status=Verification.Status.DONE)
+        .order_by("-finished_at", "-id")
+        .values_list("reversed_order", flat=True)
+        .first()
+    )
+    reverse = previous is False  # alternate: top-down, then bottom-up, then top-down...
+    if reverse:
+        entries.reverse()
+    seed = secrets.randbits(62)
+    try:
+        measured = remeasure(
+            exercise_version_spec(version),
+            [(str(e.id), e.submission.code) for e in entries],
+            sandbox or grading_sandbox(),
+            seed=seed,
+        )
+    except SandboxUnavailable:
+        _put_back(batch_id)
+        raise
+    except Exception:
+        log.exception("verification %s failed", batch_id)
+        Verification.objects.filter(id=batch_id).update(status=Verification.Status.FAILED, finished_at=timezone.now())
+        raise
+    _store(batch, entries, measured, seed=seed, reverse=reverse)
+    batch.refresh_from_db()
+    return batch
+
+
+def _put_back(batch_id: int) -> None:
+    try:
+        with transaction.atomic():
+            Verification.objects.filter(id=batch_id).update(status=Verification.Status.PENDING, started_at=None)
+    except IntegrityError:  # a newer request is waiting already: that one will measure
+        Verification.objects.filter(id=batch_id).update(
+            status=Verification.Status.SUPERSEDED, finished_at=timezone.now()
+        )
+
+
+@transaction.atomic
+def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured], *, seed: int, reverse: bool) -> None:
+    """The new numbers, all in one transaction: the board never shows half a batch."""
+    now = timezone.now()
+    by_id = {e.id: e for e in entries}
+    current = {e.id: e for e in Entry.objects.select_for_update().filter(id__in=by_id)}
+    rows = []
+    for m in measured:
+        graded, entry = by_id[int(m.key)], current.get(int(m.key))
+        # New code (or a new version) replaced the entry while we measured: its own grading stands.
+        unchanged = entry is not None and (entry.submission_id, entry.exercise_version_id) == (
+            graded.submission_id,
+            graded.exercise_version_id,
+        )
+        stored = unchanged and m.ratio is not None
+        rows.append(
+            {
+                "entry": graded.id,
+                "user": graded.user_id,
+                "position": m.position,
+                "verdict": m.verdict,
+                "before": [graded.ratio, graded.ratio_low, graded.ratio_high],
+                "after": list(m.ratio) if m.ratio else None,
+                "stored": stored,
+                "started_s": m.started_s,
+                "wall_s": m.wall_s,
+            }
+        )
+        if stored and entry is not None and m.ratio is not None:
+            entry.ratio, entry.ratio_low, entry.ratio_high = m.ratio
+            entry.verification_id, entry.verified_at = batch.id, now
+            entry.save(update_fields=["ratio", "ratio_low", "ratio_high", "verification", "verified_at"])
+    Verification.objects.filter(id=batch.id).update(
+        status=Verification.Status.DONE, finished_at=now, seed=seed, reversed_order=reverse, candidates=rows
+    )
+    ranking_forget(batch.exercise_version_id)
+
+
+def verifications_sweep(now=None) -> dict[str, int]:
+    """Beat: resend batches whose message was lost, reclaim ones whose worker died, and ask
+    for every board whose last re-measuring is older than LEADERBOARD_VERIFY_EVERY_S."""
+    now = now or timezone.now()
+    counts = {"resent": 0, "reclaimed": 0, "requested": 0}
+    lost_before = now - timedelta(seconds=settings.LEADERBOARD_VERIFY_DEBOUNCE_S + settings.LEADERBOARD_VERIFY_SWEEP_S)
+    for batch in Verification.objects.filter(status=Verification.Status.PENDING, requested_at__lt=lost_before):
+        counts["resent"] += verification_send(batch)
+    # A batch grades up to TOP submissions one after the other: stale only well after that.
+    stale_before = now - timedelta(seconds=(settings.LEADERBOARD_VERIFY_TOP + 1) * settings.SUBMISSION_STALE_AFTER_S)
+    for batch_id in Verification.objects.filter(
+        status=Verification.Status.RUNNING, started_at__lt=stale_before
+    ).values_list("id", flat=True):
+        _put_back(batch_id)
+        counts["reclaimed"] += 1
+        batch = Verification.objects.get(id=batch_id)
+        if batch.status == Verification.Status.PENDING:
+            verification_send(batch)
+    due_before = now - timedelta(seconds=settings.LEADERBOARD_VERIFY_EVERY_S)
+    for version_id in Exercise.objects.filter(current_version__isnull=False).values_list(
+        "current_version_id", flat=True
+    ):
+        if not timed_top(version_id, 2).count() >= 2:
+            continue  # one entry (or none) has no order to settle
+        recent = Verification.objects.filter(
+            Q(status=Verification.Status.DONE, finished_at__gte=due_before)
+            | Q(status__in=[Verification.Status.PENDING, Verification.Status.RUNNING]),
+            exercise_version_id=version_id,
+        )
+        if not recent.exists() and verification_request(version_id, delay_s=0):
+            counts["requested"] += 1
+    return counts

@@ -1,0 +1,171 @@
+"""Re-measuring the top of a board in one session: asked for when a new best reaches the top
+(debounced) and by beat, run once per batch, graded on Docker back to back on one seed, the
+new intervals stored together and ranked by the usual overlap rule."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from leaderboards.models import Entry, Verification
+from leaderboards.selectors import exercise_board
+from leaderboards.services import code_digest
+from leaderboards.tasks import verify_top
+from leaderboards.verification import VERIFY_TASK, verification_request, verification_run, verifications_sweep
+from tests.platform import classroom as make
+from tests.platform.operations.processes import docker_is_up
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def top_two(settings):
+    settings.LEADERBOARD_VERIFY_TOP = 2
+    settings.LEADERBOARD_VERIFY_DEBOUNCE_S = 90
+
+
+def sent_tasks(callbacks, monkeypatch):
+    """Run on-commit callbacks with the broker replaced by a list: (task, args, countdown)."""
+    from celery import current_app
+
+    sent = []
+    monkeypatch.setattr(
+        current_app, "send_task", lambda name, args, queue, countdown: sent.append((name, args, queue, countdown))
+    )
+    for callback in callbacks:
+        callback()
+    return sent
+
+
+def test_a_new_best_at_the_top_asks_once_for_the_top_to_be_measured_again(
+    top_two, django_capture_on_commit_callbacks, monkeypatch
+):
+    ex = make.exercise()
+    a, b, c = make.user(), make.user(), make.user()
+    with django_capture_on_commit_callbacks() as callbacks:
+        make.graded(a, ex, ratio=1.0)
+        make.graded(b, ex, ratio=0.9)  # a second new best while the first request waits: it joins
+    pending = Verification.objects.get()
+    assert pending.status == Verification.Status.PENDING
+    assert sent_tasks(callbacks, monkeypatch) == [(VERIFY_TASK, (pending.id,), "cpu", 90)]  # debounced
+
+    Verification.objects.update(status=Verification.Status.DONE, finished_at=timezone.now())
+    with django_capture_on_commit_callbacks() as callbacks:
+        make.graded(c, ex, ratio=3.0)  # third of two: not at the top
+        make.graded(c, ex, score=0.5, code="worse")  # not a new best
+    assert not Verification.objects.filter(status=Verification.Status.PENDING).exists()
+    with django_capture_on_commit_callbacks() as callbacks:
+        make.graded(c, ex, ratio=0.5, code="faster")  # now first: the top changed
+    assert Verification.objects.filter(status=Verification.Status.PENDING).count() == 1
+    assert len(sent_tasks(callbacks, monkeypatch)) == 1
+
+
+def test_new_code_on_an_entry_clears_its_verified_mark(top_two):
+    ex = make.exercise()
+    student = make.user()
+    make.graded(student, ex, ratio=1.0)
+    batch = Verification.objects.get()
+    Entry.objects.update(verification=batch, verified_at=timezone.now())
+    make.graded(student, ex, ratio=0.8, code="new code")
+    entry = Entry.objects.get()
+    assert (entry.verification, entry.verified_at) == (None, None)
+
+
+def test_a_batch_runs_once_and_a_batch_of_an_old_version_measures_nothing(top_two):
+    ex = make.exercise()
+    make.graded(make.user(), ex, ratio=1.0)
+    batch = Verification.objects.get()
+    make.version_add(ex)  # the exercise moved on before the batch ran
+    verify_top(batch.id)  # no sandbox is needed to see that
+    batch.refresh_from_db()
+    assert batch.status == Verification.Status.SUPERSEDED
+    assert verification_run(batch.id) is None  # redelivered: taken already, nothing happens
+    Verification.objects.filter(id=batch.id).update(status=Verification.Status.RUNNING)
+    assert verification_run(batch.id) is None
+
+
+def test_beat_asks_for_due_boards_and_resends_lost_batches(top_two, django_capture_on_commit_callbacks, monkeypatch):
+    ex, alone = make.exercise(), make.exercise("alone")
+    make.graded(make.user(), alone, ratio=1.0)  # one entry has no order to settle
+    for ratio in (1.0, 1.1):
+        make.graded(make.user(), ex, ratio=ratio)
+    Verification.objects.all().delete()
+    long_ago = timezone.now() - timedelta(days=2)
+    Verification.objects.create(
+        exercise_version=ex.current_version, status=Verification.Status.DONE, finished_at=long_ago
+    )
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert verifications_sweep() == {"resent": 0, "reclaimed": 0, "requested": 1}
+        assert verifications_sweep()["requested"] == 0  # it is pending now
+    pending = Verification.objects.get(status=Verification.Status.PENDING)
+    assert pending.exercise_version == ex.current_version
+    assert sent_tasks(callbacks, monkeypatch) == [(VERIFY_TASK, (pending.id,), "cpu", 0)]
+
+    # The message was lost (broker restart): the sweep sends it again, once it is overdue.
+    Verification.objects.filter(id=pending.id).update(requested_at=long_ago)
+    sent = []
+    from celery import current_app
+
+    monkeypatch.setattr(current_app, "send_task", lambda name, args, **kw: sent.append(args))
+    assert verifications_sweep()["resent"] == 1
+    assert sent == [(pending.id,)]
+    # A worker died while measuring: the batch is put back and sent again.
+    Verification.objects.filter(id=pending.id).update(status=Verification.Status.RUNNING, started_at=long_ago)
+    assert verifications_sweep()["reclaimed"] == 1
+    assert Verification.objects.get(id=pending.id).status == Verification.Status.PENDING
+
+
+@pytest.mark.docker
+def test_the_top_is_measured_again_in_one_session_and_ranked_by_the_new_intervals(
+    exercise, top_two, settings, requires, client
+):
+    """On Docker: three students' entries whose stored intervals are planted lies. The top two
+    are graded again back to back on one seed; their lies are replaced by measurements, the
+    third is left alone, and the next batch measures the new top in the opposite order."""
+    requires("Docker engine", docker_is_up(), "start dockerd")
+    settings.SANDBOX_BACKEND = "docker"
+    settings.SANDBOX_POOL_SIZE = 0
+    solution = exercise.current_version.files["solution.py"]
+    students = [make.user(f"fast{i}", pseudonym=f"runner{i}") for i in range(3)]
+    planted = {0: (0.001, 0.0009, 0.0011), 1: (0.002, 0.0019, 0.0021), 2: (0.003, 0.0029, 0.0031)}
+    for i, student in enumerate(students):
+        code = f"# copy {i} of the reference\n{solution}"
+        sub = make.graded(student, exercise, ratio=planted[i][0], interval=planted[i][1:], code=code)
+        assert Entry.objects.get(user=student).code_digest == code_digest(sub.code)
+    Verification.objects.all().delete()  # the requests of those new bests; we run our own
+    first = verification_request(exercise.current_version_id, delay_s=0)
+    assert first is not None
+
+    verify_top(first.id)
+    first.refresh_from_db()
+    assert first.status == Verification.Status.DONE, first.candidates
+    measured = {row["user"]: row for row in first.candidates}
+    assert set(measured) == {students[0].id, students[1].id}  # the top two, not the third
+    assert [row["position"] for row in first.candidates] == [0, 1] and not first.reversed_order
+    for i in (0, 1):
+        row, entry = measured[students[i].id], Entry.objects.get(user=students[i])
+        assert row["verdict"] == "ACCEPTED" and row["stored"], row
+        assert row["before"] == pytest.approx(list(planted[i]))
+        # The reference's own code is not 500x faster than the reference: the lie is gone.
+        assert entry.ratio_low > 0.01 and entry.ratio_high > 0.3, (entry.ratio_low, entry.ratio_high)
+        assert (entry.verification_id, entry.verified_at) == (first.id, first.finished_at)
+    third = Entry.objects.get(user=students[2])
+    assert (third.ratio_low, third.verification) == (pytest.approx(0.0029), None)
+
+    # The board marks the measured rows and says when; ranks follow the new intervals.
+    board = exercise_board(exercise, viewer=students[0])
+    assert board.verified is not None and board.verified.measured == 2
+    assert {r.user_id for r in board.rows if r.verified} == {students[0].id, students[1].id}
+    client.force_login(students[0])
+    page = client.get(reverse("leaderboards:exercise", args=[exercise.slug])).content.decode()
+    assert "were last measured again together" in page and page.count("✓</span>") == 2
+
+    # The next batch: the new top two (the third's planted 0.003 now leads), bottom-up.
+    second = verification_request(exercise.current_version_id, delay_s=0)
+    verify_top(second.id)
+    second.refresh_from_db()
+    assert second.status == Verification.Status.DONE and second.reversed_order
+    order = [row["user"] for row in second.candidates]
+    assert len(order) == 2 and order[-1] == students[2].id  # it led the board: measured last
+    assert Entry.objects.get(user=students[2]).ratio_low > 0.01
