@@ -409,9 +409,16 @@ class WarmPool:
     starts. A background thread keeps ``size`` ready containers per shape it has
     seen, replaces each one taken, and treats a dead one (engine restart, OOM while idle)
     as missing: ``take`` returns None and the run starts cold.
+
+    Refills run at a low CPU weight. When a job finds no ready container but one of its
+    shape is being filled, the job takes that one over: it gets the normal weight at once
+    and the job waits for it (at most ``CLAIM_WAIT_S``), since starting cold would only
+    import the same modules a second time, at the same priority, beside it. Only one job
+    waits for a given fill; any other starts cold.
     """
 
     MAX_SHAPES = 4
+    CLAIM_WAIT_S = 15.0
 
     def __init__(self, sandbox: DockerSandbox, size: int, preload: Sequence[str], limits: Limits) -> None:
         self.sandbox = sandbox
@@ -420,6 +427,9 @@ class WarmPool:
         self._ready: dict[Shape, deque[_Attached]] = {}
         self._shapes: dict[Shape, Limits] = {}
         self._lock = threading.Lock()
+        self._ready_changed = threading.Condition(self._lock)
+        self._filling: dict[Shape, _Attached] = {}  # the container being filled, per shape
+        self._claimed: set[Shape] = set()  # shapes whose fill a job is waiting for
         self._wake = threading.Event()
         self._closed = False
         self.add_shape(limits, self.preload)
@@ -455,13 +465,36 @@ class WarmPool:
         while True:
             with self._lock:
                 queue = self._ready.get(key)
-                attached = queue.popleft() if queue else None
+                attached = queue.popleft() if queue else self._claim(key)
             self._wake.set()
             if attached is None:
                 return None
             if _alive(attached) and _prioritise(attached):
                 return attached
             self.sandbox.discard(attached)
+
+    def _claim(self, key: Shape) -> _Attached | None:
+        """Take over the container being filled for ``key`` once it is ready (lock held)."""
+        filling = self._filling.get(key)
+        if filling is None or key in self._claimed:
+            return None
+        self._claimed.add(key)
+        try:
+            self._lock.release()
+            try:
+                _prioritise(filling)  # finish the import at a running grading's weight
+            finally:
+                self._lock.acquire()
+            deadline = time.monotonic() + self.CLAIM_WAIT_S
+            while not self._ready.get(key) and self._filling.get(key) is filling:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._closed:
+                    return None
+                self._ready_changed.wait(left)
+            queue = self._ready.get(key)
+            return queue.popleft() if queue else None
+        finally:
+            self._claimed.discard(key)
 
     def idle_containers(self) -> list[Container]:
         """The containers waiting for a job (docker SDK objects)."""
@@ -481,6 +514,8 @@ class WarmPool:
     def close(self) -> None:
         self._closed = True
         self._wake.set()
+        with self._lock:
+            self._ready_changed.notify_all()
         self._thread.join(timeout=POOL_READY_TIMEOUT_S)
         with self._lock:
             leftovers = [a for q in self._ready.values() for a in q]
@@ -516,8 +551,11 @@ class WarmPool:
             key, limits = missing
             attached: _Attached | None
             try:
-                attached = self._start_one(limits, key[4])
+                attached = self._start_one(key, limits)
             except (SandboxUnavailable, DockerException, OSError) as error:
+                with self._lock:
+                    self._filling.pop(key, None)
+                    self._ready_changed.notify_all()
                 log.warning("warm pool: cannot start a container (%s); retrying in %.0f s", error, backoff)
                 self._wake.wait(timeout=backoff)
                 self._wake.clear()
@@ -528,11 +566,15 @@ class WarmPool:
                 if key in self._ready and not self._closed:
                     self._ready[key].append(attached)
                     attached = None
+                self._filling.pop(key, None)
+                self._ready_changed.notify_all()
             if attached is not None:
                 self.sandbox.discard(attached)
 
-    def _start_one(self, limits: Limits, preload: Sequence[str]) -> _Attached:
-        attached = self.sandbox.start(limits, RunOptions(), preload=preload, pooled=True, lifetime_s=POOL_TTL_S)
+    def _start_one(self, key: Shape, limits: Limits) -> _Attached:
+        attached = self.sandbox.start(limits, RunOptions(), preload=key[4], pooled=True, lifetime_s=POOL_TTL_S)
+        with self._lock:
+            self._filling[key] = attached  # until _fill_forever files it as ready, or gives it up
         ended = attached.read_until(time.monotonic() + POOL_READY_TIMEOUT_S, 1024, stop_after=READY)
         if ended != "stop":
             self.sandbox.discard(attached)
