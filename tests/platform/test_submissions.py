@@ -161,3 +161,16 @@ def test_a_platform_fault_is_retried_and_never_charged_to_the_student(exercise, 
     stored = (submission.status, submission.verdict, submission.score)
     assert stored == (Submission.Status.FAILED, "INTERNAL_ERROR", None)
     assert submission.attempts == 2
+
+
+def test_the_exercise_page_lists_the_students_own_submissions(client, exercise, make_user):
+    owner, other = make_user("owner"), make_user("other")
+    graded = Submission.objects.create(user=owner, exercise_version=exercise.current_version, code="x",
+                                       status=Submission.Status.GRADED, verdict="WRONG_ANSWER")
+    queued = Submission.objects.create(user=owner, exercise_version=exercise.current_version, code="y")
+    theirs = Submission.objects.create(user=other, exercise_version=exercise.current_version, code="z")
+    client.force_login(owner)
+    page = client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
+    assert reverse("submissions:detail", args=[graded.pk]) in page and "verdict-wrong_answer" in page
+    assert reverse("submissions:detail", args=[queued.pk]) in page and "verdict-queued" in page
+    assert reverse("submissions:detail", args=[theirs.pk]) not in page
