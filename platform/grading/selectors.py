@@ -19,17 +19,17 @@ def grading_workers_online() -> dict[str, list[str]] | None:
 
     None when the broker cannot broadcast (the embedded filesystem broker): unknown, not zero.
     """
-    cached = cache.get("grading-workers-online")
-    if cached is not None:
-        return cached["workers"]
     if not app.conf.broker_url.startswith(("redis", "amqp")):
         return None
-    try:
+    try:  # the cache lives in the broker's Redis: both down, say nothing rather than "no worker"
+        cached = cache.get("grading-workers-online")
+        if cached is not None:
+            return cached["workers"]
         replies = app.control.inspect(timeout=1.0).active_queues() or {}
-    except Exception:  # the broker is down: say nothing rather than "no worker"
+        workers = {name: sorted(q["name"] for q in queues) for name, queues in replies.items()}
+        cache.set("grading-workers-online", {"workers": workers}, 15)
+    except Exception:  # noqa: BLE001 - whatever the broker or its cache raise
         return None
-    workers = {name: sorted(q["name"] for q in queues) for name, queues in replies.items()}
-    cache.set("grading-workers-online", {"workers": workers}, 15)
     return workers
 
 

@@ -6,12 +6,23 @@ It is forgotten at once and again when the writing transaction commits (so a req
 read the old rows meanwhile cannot keep them), whenever an entry of the version changes or a
 student hides or shows themselves; the time limit bounds what a cache this process cannot
 reach (memory, where there is no Redis) keeps.
+
+The cache only ever saves work: when Redis does not answer, a read is a miss, and a write or
+a forget is skipped (the time limit bounds what it may then keep). Above all, a verdict is
+stored inside the transaction that forgets its board: an unreachable cache must never roll
+that back (issue 12: nothing lost, whatever fails).
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from typing import Any
+
 from django.core.cache import cache
 from django.db import connection, transaction
+
+log = logging.getLogger(__name__)
 
 RANKING_TTL_S = 30
 
@@ -21,7 +32,23 @@ def ranking_key(version_id: int) -> str:
     return f"board-ranking:{connection.settings_dict['NAME']}:{version_id}"
 
 
+def ranking_get(version_id: int) -> Any:
+    return _quietly(lambda: cache.get(ranking_key(version_id)))
+
+
+def ranking_set(version_id: int, ranking: Any) -> None:
+    _quietly(lambda: cache.set(ranking_key(version_id), ranking, RANKING_TTL_S))
+
+
 def ranking_forget(*version_ids: int) -> None:
     keys = [ranking_key(v) for v in version_ids]
-    cache.delete_many(keys)
-    transaction.on_commit(lambda: cache.delete_many(keys))
+    _quietly(lambda: cache.delete_many(keys))
+    transaction.on_commit(lambda: _quietly(lambda: cache.delete_many(keys)))
+
+
+def _quietly(operation: Callable[[], Any]) -> Any:
+    try:
+        return operation()
+    except Exception:  # noqa: BLE001 - any cache backend's failure: the board is computed instead
+        log.warning("board cache unavailable", exc_info=True)
+        return None

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.postgres.aggregates import ArrayAgg
-from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
@@ -27,7 +26,7 @@ from accounts.models import User
 from catalog.models import Exercise
 from courses.models import Course, ItemScore
 from courses.selectors import student_ids
-from leaderboards.board_cache import RANKING_TTL_S, ranking_key
+from leaderboards.board_cache import ranking_get, ranking_set
 from leaderboards.models import FULL_SCORE, Entry, Verification
 
 PAGE_SIZE = 50
@@ -201,12 +200,11 @@ def _ranking(entries: QuerySet[Entry]) -> Ranking:
 
 def site_ranking(version_id: int, viewer: User) -> Ranking:
     """The site-wide board's ranking, from the cache when no entry changed since (board_cache)."""
-    key = ranking_key(version_id)
-    ranking = cache.get(key)
+    ranking = ranking_get(version_id)
     if ranking is None:
         hidden = User.objects.filter(hide_from_public_boards=True).values("id")
         ranking = _ranking(Entry.objects.filter(exercise_version_id=version_id).exclude(user_id__in=hidden))
-        cache.set(key, ranking, RANKING_TTL_S)
+        ranking_set(version_id, ranking)
     if viewer.hide_from_public_boards:  # they see themselves on the board the others do not
         mine = (
             Entry.objects.filter(exercise_version_id=version_id, user_id=viewer.id)
