@@ -20,7 +20,7 @@ def test_json_on_a_correct_submission(requires):
     verdict = json.loads(result.stdout)  # exactly one JSON object, nothing else
     assert verdict["verdict"] == "ACCEPTED" and verdict["score"] == 1.0 and verdict["backend"] == "local"
     assert all({"name", "passed", "visible", "message"} <= set(c) for c in verdict["checks"])
-    assert set(verdict["usage"]) == {"wall_s", "cpu_s", "max_rss_bytes"} and verdict["perf"]["cases"]
+    assert set(verdict["usage"]) == {"wall_s", "cpu_s", "max_rss_bytes", "fresh_imports"} and verdict["perf"]["cases"]
 
 
 def test_a_wrong_submission_still_exits_zero_and_reads_well(requires):
