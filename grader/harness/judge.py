@@ -44,7 +44,6 @@ from grader.harness.api import Case, CheckFailed, InProgram, ProgramError, Progr
 from grader.harness.messages import Message
 from grader.harness.programs import (
     FILE_SIZE_LIMIT,
-    HEAVY_MODULES,
     OPERATOR_LOG,
     Capture,
     Family,
@@ -57,6 +56,7 @@ from grader.harness.programs import (
     privileged,
 )
 from grader.harness.wire import MAX_FRAME_BYTES
+from grader.harness.worker import HEAVY_MODULES
 from sandbox.zygote import PRELOADED_ENV
 
 if TYPE_CHECKING:

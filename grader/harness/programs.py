@@ -27,6 +27,7 @@ from grader import contract
 from grader.harness import wire
 from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
 from grader.harness.messages import Message
+from grader.harness.worker import HEAVY_MODULES
 from sandbox.zygote import Exit, Zygote
 
 CHILD_UID_ENV = "SANDBOX_CHILD_UID"  # sandbox/delegation.py: the uid lent for the student
@@ -36,7 +37,6 @@ FILE_SIZE_LIMIT = 16 * 2**20  # any file the student writes
 FREEZE_TIMEOUT_S = 5.0
 OPERATOR_LOG: list[str] = []  # judge tracebacks: for the operators, never shown to the student
 # Which heavy modules the worker inherited is noted before anything of the harness imports them.
-HEAVY_MODULES = ("numpy", "torch")
 _BOOT = (f"import sys; inherited = [m for m in {HEAVY_MODULES!r} if m in sys.modules]; "
          "sys.path.insert(0, sys.argv[1]); from grader.harness.worker import main; main(inherited)")
 _PR_SET_NO_NEW_PRIVS = 38
