@@ -56,7 +56,9 @@ def entry_record(submission: Submission) -> None:
         [Entry(user_id=submission.user_id, exercise_id=version.exercise_id, **fields)], ignore_conflicts=True
     )
     entry = (
-        Entry.objects.select_for_update()
+        # of=self: locking the joined version row too (Postgres's default) deadlocked with
+        # submits, whose foreign-key check takes a key-share lock on that row at commit.
+        Entry.objects.select_for_update(of=("self",))
         .select_related("exercise_version")
         .get(user_id=submission.user_id, exercise_id=version.exercise_id)
     )
