@@ -37,7 +37,9 @@ CASES = {
 }
 PLACED = {"at the threshold, ratio 1.5", "at the decision boundary, ratio 1.5 x (1 + margin)"}
 
-TOML = f"""\
+
+def toml(threshold: float = THRESHOLD) -> str:
+    return f"""\
 id = "bench-loop"
 version = 1
 difficulty = "easy"
@@ -54,9 +56,11 @@ cpu_s = 10
 wall_s = 20
 [perf.loop]
 baseline = "reference"
-at_most = {THRESHOLD}
+at_most = {threshold}
 budget_s = {BUDGET_S}
 """
+
+
 CHECKS = f"""\
 from grader.harness import Race, check, close, perf
 
@@ -91,10 +95,10 @@ def submission(factor: float) -> str:
     )
 
 
-def exercise_folder(root: Path) -> Path:
+def exercise_folder(root: Path, threshold: float = THRESHOLD) -> Path:
     folder = root / "bench-loop"
     folder.mkdir()
-    for name, text in {"exercise.toml": TOML, "checks.py": CHECKS, "solution.py": SOLUTION, "starter.py": "def work(n):\n    return 0\n",
+    for name, text in {"exercise.toml": toml(threshold), "checks.py": CHECKS, "solution.py": SOLUTION, "starter.py": "def work(n):\n    return 0\n",
                        "statement.md": "# Loop\n", "statement.zh-hans.md": "# 循环\n"}.items():
         (folder / name).write_text(text, encoding="utf-8")
     return folder

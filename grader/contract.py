@@ -219,6 +219,9 @@ class Manifest(TypedDict):
     visible: list[str]  # the names of the visible checks
     perf: dict[str, PerfTerms]
     limits: dict[str, float]  # the student's own limits: sandbox.Limits as a dict
+    # Time every pair the budget allows (for ranking), instead of stopping at the first look
+    # whose interval settles the threshold.
+    measure_fully: bool
 
 
 # --- strict reading ------------------------------------------------------------------------

@@ -86,6 +86,7 @@ class Judge:
         self.manifest: dict[str, Any] = json.loads((root / contract.MANIFEST_FILE).read_text())
         self.limits: dict[str, Any] = self.manifest["limits"]
         self.seed = int(self.manifest["seed"])
+        self.measure_fully = bool(self.manifest["measure_fully"])
         self.notes: list[str] = []
         self.isolated = privileged()
         self.hidden_started = False  # once true, nothing the student prints is kept
@@ -334,6 +335,8 @@ class Judge:
         measured, else the judge's (an internal error, which the student cannot cause: it is
         frozen while the baseline runs). The
         student runs only inside its own calls: it is frozen before the first and after each.
+        A leaderboard's re-measuring sets measure_fully: no look ends the race early, so every
+        pair the budget allows narrows the interval that ranks the student.
         """
         budget = float(spec["budget_s"])
         compare = race.check or api.close
@@ -397,7 +400,7 @@ class Judge:
             ratios = [s / b for s, b in pairs if b > 0]
             decision = stats.decide(
                 ratios, spec["at_most"], spec["margin"], final=out_of_time or look == stats.LOOKS[-1])
-            if decision.outcome != "undecided" or out_of_time:
+            if (decision.outcome != "undecided" and not self.measure_fully) or out_of_time:
                 break
         if decision.outcome == "undecided":
             decision = dataclasses.replace(decision, outcome="within_noise")

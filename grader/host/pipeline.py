@@ -31,20 +31,24 @@ GRADER_DIR = Path(__file__).resolve().parent.parent
 _OUTCOME_VERDICTS = {"timeout": Kind.TIME_LIMIT, "memory": Kind.MEMORY_LIMIT, "output_limit": Kind.OUTPUT_LIMIT}
 
 
-def grade(exercise: ExerciseSpec, code: str, sandbox: Sandbox, *, seed: int | None = None) -> Verdict:
-    """Judge ``code`` against ``exercise`` in ``sandbox``. Raises SandboxUnavailable on infrastructure faults."""
+def grade(
+    exercise: ExerciseSpec, code: str, sandbox: Sandbox, *, seed: int | None = None, measure_fully: bool = False
+) -> Verdict:
+    """Judge ``code`` against ``exercise`` in ``sandbox``. Raises SandboxUnavailable on infrastructure faults.
+
+    ``measure_fully`` makes every performance case use its whole budget, for the narrowest
+    interval a ranking can get; a verdict needs only enough pairs to settle the threshold."""
     seed = secrets.randbits(63) if seed is None else seed
     # A sandbox in unisolated development mode cannot give the judge a second uid; the judge
     # is told, runs the student under its own uid, and the verdict carries a note.
     env = {contract.UNISOLATED_ENV: "1"} if getattr(sandbox, "unisolated", False) else {}
     options = RunOptions(gpus=1 if exercise.gpu else None, env=env, preload=exercise.preload, zygote=True)
-    outcome = sandbox.run(
-        bundle_for(exercise, code, seed), argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options
-    )
+    bundle = bundle_for(exercise, code, seed, measure_fully=measure_fully)
+    outcome = sandbox.run(bundle, argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options)
     return verdict_from(outcome, exercise)
 
 
-def bundle_for(exercise: ExerciseSpec, code: str, seed: int) -> dict[str, bytes]:
+def bundle_for(exercise: ExerciseSpec, code: str, seed: int, *, measure_fully: bool = False) -> dict[str, bytes]:
     """Every file the judge needs, by relative path: the contract, the harness, the exercise,
     the submission; and the reference engines when the exercise's own code uses them."""
     shipped = ["harness", "engines"] if exercise.uses_engines else ["harness"]
@@ -56,20 +60,22 @@ def bundle_for(exercise: ExerciseSpec, code: str, seed: int) -> dict[str, bytes]
     }
     for module in ("__init__.py", "contract.py"):
         files[f"grader/{module}"] = (GRADER_DIR / module).read_bytes()
-    files[contract.MANIFEST_FILE] = json.dumps(manifest_for(exercise, seed), indent=1).encode()
+    manifest = manifest_for(exercise, seed, measure_fully=measure_fully)
+    files[contract.MANIFEST_FILE] = json.dumps(manifest, indent=1).encode()
     files[contract.CHECKS_FILE] = exercise.checks_source.encode()
     files[contract.SOLUTION_FILE] = exercise.solution.encode()
     files[contract.SUBMISSION_FILE] = code.encode("utf-8", "surrogatepass")
     return files
 
 
-def manifest_for(exercise: ExerciseSpec, seed: int) -> Manifest:
+def manifest_for(exercise: ExerciseSpec, seed: int, *, measure_fully: bool = False) -> Manifest:
     return {
         "exercise": {"id": exercise.id, "version": exercise.version, "digest": exercise.digest},
         "seed": seed,
         "visible": exercise.visible_checks,
         "perf": {p.name: p.terms() for p in exercise.perf},
         "limits": dataclasses.asdict(exercise.limits),
+        "measure_fully": measure_fully,
     }
 
 

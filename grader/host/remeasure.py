@@ -1,17 +1,24 @@
-"""Re-measuring the top of a leaderboard in one session: the candidates' code graded back to
-back, in one process, on one sandbox, on the same secret seed (so every candidate's
-performance cases race the same reference on the same inputs).
+"""Re-measuring the top of a leaderboard in one interleaved session: every candidate's code
+graded once per round, the rounds alternating direction (A B C, then C B A, ...), all on one
+sandbox and one secret seed, so each candidate's performance cases race the same reference
+on the same inputs and no candidate always runs while the machine is busier.
 
-This is the host-side batch. A true single sandbox run, with the candidates' calls
-interleaved round by round against one reference, needs one lent uid and one freezer cgroup
-per candidate (so that one candidate cannot read, signal or slow another); the sandbox lends
-one of each per run today. Until it lends more, the batch is sequential, and the caller
-alternates the order from one batch to the next so that no place in the order is always
-first (or last) on a machine whose load drifts.
+Each grading's ratio is already paired: the student's calls and the reference's alternate
+inside its sandbox, so a slower machine slows both. The rounds take care of what pairing
+cannot: drift between one candidate's grading and the next. Every grading measures fully
+(its whole budget, not just until the threshold is settled), since ranking needs narrower
+intervals than a verdict does. A candidate's result is the geometric mean of its rounds'
+ratios; its interval combines the rounds' as independent estimates of one ratio.
+
+Why not one sandbox whose judge races every candidate's worker against one reference? The
+candidates are other students: they would need a lent uid and a freezer cgroup each, so that
+none can read, signal or slow another, and a sandbox lends one of each per run. Separate
+gradings keep that isolation whole, and pairing inside each grading gives most of the gain.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections.abc import Sequence
 
@@ -21,42 +28,85 @@ from grader.host.pipeline import grade
 from grader.host.spec import ExerciseSpec
 from sandbox import Sandbox
 
+Ratio = tuple[float, float, float]  # (ratio, low, high)
+
 
 @dataclasses.dataclass(frozen=True)
 class Remeasured:
-    """One candidate's new measurement; ``ratio`` is (ratio, low, high), None when the code
-    was not accepted this time or timed nothing."""
+    """One candidate's new measurement over every round. ``verdict`` is ACCEPTED only when
+    every round accepted; ``ratio`` is then the rounds' combination, else None."""
 
     key: str
     verdict: str
-    ratio: tuple[float, float, float] | None
-    position: int  # 0-based place in this batch's order
-    started_s: float  # seconds since the batch began
-    wall_s: float
+    ratio: Ratio | None
+    positions: tuple[int, ...]  # 0-based place in each round's order
+    rounds: tuple[Ratio | None, ...]  # each round's own (ratio, low, high)
+    started_s: float  # seconds from the batch's start to this candidate's first grading
+    wall_s: float  # seconds its gradings took, all rounds together
+
+
+def rounds_combined(rounds: Sequence[Ratio]) -> Ratio:
+    """The mean of k independent estimates, in log space: the ratios' geometric mean, and
+    each side of the interval sqrt(sum of the squared sides) / k from it."""
+    k = len(rounds)
+    centre = sum(math.log(r) for r, _, _ in rounds) / k
+    below = math.sqrt(sum((math.log(r) - math.log(low)) ** 2 for r, low, _ in rounds)) / k
+    above = math.sqrt(sum((math.log(high) - math.log(r)) ** 2 for r, _, high in rounds)) / k
+    return math.exp(centre), math.exp(centre - below), math.exp(centre + above)
+
+
+def round_order(count: int, number: int) -> list[int]:
+    """Round 0 goes first to last, round 1 last to first, and so on: over an even number of
+    rounds every candidate's mean place is the same."""
+    order = list(range(count))
+    return order[::-1] if number % 2 else order
 
 
 def remeasure(
-    exercise: ExerciseSpec, candidates: Sequence[tuple[str, str]], sandbox: Sandbox, *, seed: int
+    exercise: ExerciseSpec,
+    candidates: Sequence[tuple[str, str]],
+    sandbox: Sandbox,
+    *,
+    seed: int,
+    rounds: int = 2,
 ) -> list[Remeasured]:
-    """Grade each ``(key, code)`` in the order given, back to back, every one on ``seed``.
+    """Grade each ``(key, code)`` once per round, interleaved, every grading on ``seed``.
 
     Raises SandboxUnavailable when the sandbox fails; the caller retries the whole batch, so
     that the numbers it stores always come from one session.
     """
+    assert rounds >= 1, "a batch measures at least one round"
     began = time.monotonic()
+    verdicts: list[list[str]] = [[] for _ in candidates]
+    ratios: list[list[Ratio | None]] = [[] for _ in candidates]
+    positions: list[list[int]] = [[] for _ in candidates]
+    first_start: list[float | None] = [None for _ in candidates]
+    walls = [0.0 for _ in candidates]
+    for number in range(rounds):
+        for position, index in enumerate(round_order(len(candidates), number)):
+            started = time.monotonic()
+            verdict = grade(exercise, candidates[index][1], sandbox, seed=seed, measure_fully=True)
+            accepted = verdict.verdict == Kind.ACCEPTED
+            verdicts[index].append(verdict.verdict.value)
+            ratios[index].append(overall_ratio({"perf": verdict.perf}) if accepted else None)
+            positions[index].append(position)
+            walls[index] += time.monotonic() - started
+            if first_start[index] is None:
+                first_start[index] = started - began
     measured = []
-    for position, (key, code) in enumerate(candidates):
-        started = time.monotonic()
-        verdict = grade(exercise, code, sandbox, seed=seed)
-        ratio = overall_ratio({"perf": verdict.perf}) if verdict.verdict == Kind.ACCEPTED else None
+    for index, (key, _code) in enumerate(candidates):
+        timed = [r for r in ratios[index] if r is not None]
+        failed = next((v for v in verdicts[index] if v != Kind.ACCEPTED.value), None)
+        whole = failed is None and len(timed) == rounds
         measured.append(
             Remeasured(
                 key=key,
-                verdict=verdict.verdict.value,
-                ratio=ratio,
-                position=position,
-                started_s=round(started - began, 3),
-                wall_s=round(time.monotonic() - started, 3),
+                verdict=failed or Kind.ACCEPTED.value,
+                ratio=rounds_combined(timed) if whole else None,
+                positions=tuple(positions[index]),
+                rounds=tuple(ratios[index]),
+                started_s=round(first_start[index] or 0.0, 3),
+                wall_s=round(walls[index], 3),
             )
         )
     return measured

@@ -49,7 +49,7 @@ class Entry(models.Model):
 
 class Verification(models.Model):
     """One re-measuring of the top of an exercise's board: every candidate's code graded
-    again back to back in one task, on one sandbox, on the same seed, so that the order at
+    again in interleaved rounds in one task, on one sandbox, on the same seed, so that the order at
     the top comes from one measuring session rather than from gradings hours apart.
 
     Debounced: at most one PENDING batch per version; further requests while it waits join it.

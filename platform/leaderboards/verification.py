@@ -4,9 +4,9 @@ does not come from gradings made hours apart on a machine whose load changed in 
 A request (after a new best reaches the top, or from beat when a board is due) makes one
 PENDING Verification per version; requests while it waits join it (debounce). The task
 claims it with a conditional UPDATE (a redelivered task finds it taken and returns), grades
-the top entries' code again back to back on one sandbox and one seed
-(grader.host.remeasure), alternating the order from one batch to the next, and stores the
-new ratios and intervals in one transaction. The board then ranks them with the usual rule:
+the top entries' code again, interleaved over LEADERBOARD_VERIFY_ROUNDS rounds on one sandbox
+and one seed (grader.host.remeasure), alternating the first round's direction from one batch
+to the next, and stores the new ratios and intervals in one transaction. The board then ranks them with the usual rule:
 overlapping intervals share a rank.
 
 Only the re-measurement is new: correctness is not judged again for the board (an entry that
@@ -115,6 +115,7 @@ def verification_run(batch_id: int, *, sandbox: Sandbox | None = None) -> Verifi
             [(str(e.id), e.submission.code) for e in entries],
             sandbox or grading_sandbox(),
             seed=seed,
+            rounds=settings.LEADERBOARD_VERIFY_ROUNDS,
         )
     except SandboxUnavailable:
         _put_back(batch_id)
@@ -157,10 +158,11 @@ def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured]
             {
                 "entry": graded.id,
                 "user": graded.user_id,
-                "position": m.position,
+                "positions": list(m.positions),
                 "verdict": m.verdict,
                 "before": [graded.ratio, graded.ratio_low, graded.ratio_high],
                 "after": list(m.ratio) if m.ratio else None,
+                "rounds": [list(r) if r else None for r in m.rounds],
                 "stored": stored,
                 "started_s": m.started_s,
                 "wall_s": m.wall_s,
@@ -184,8 +186,9 @@ def verifications_sweep(now=None) -> dict[str, int]:
     lost_before = now - timedelta(seconds=settings.LEADERBOARD_VERIFY_DEBOUNCE_S + settings.LEADERBOARD_VERIFY_SWEEP_S)
     for batch in Verification.objects.filter(status=Verification.Status.PENDING, requested_at__lt=lost_before):
         counts["resent"] += verification_send(batch)
-    # A batch grades up to TOP submissions one after the other: stale only well after that.
-    stale_before = now - timedelta(seconds=(settings.LEADERBOARD_VERIFY_TOP + 1) * settings.SUBMISSION_STALE_AFTER_S)
+    # A batch grades up to TOP submissions ROUNDS times, one after the other: stale only well after that.
+    gradings = settings.LEADERBOARD_VERIFY_TOP * settings.LEADERBOARD_VERIFY_ROUNDS + 1
+    stale_before = now - timedelta(seconds=gradings * settings.SUBMISSION_STALE_AFTER_S)
     for batch_id in Verification.objects.filter(
         status=Verification.Status.RUNNING, started_at__lt=stale_before
     ).values_list("id", flat=True):

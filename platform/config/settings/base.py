@@ -143,9 +143,11 @@ GRADING_MAX_RETRIES = env_int("GRADING_MAX_RETRIES", 8)
 SUBMISSIONS_IN_FLIGHT_MAX = env_int("SUBMISSIONS_IN_FLIGHT_MAX", 3)
 SUBMISSIONS_PER_MINUTE_MAX = env_int("SUBMISSIONS_PER_MINUTE_MAX", 6)
 # Leaderboards: the top of each exercise's board is re-measured in one session (one task,
-# one sandbox, one seed) after a new best reaches it (requests within the debounce join one
-# batch) and at least this often; beat looks for boards due every LEADERBOARD_VERIFY_SWEEP_S.
+# one sandbox, one seed, the candidates interleaved over ROUNDS rounds) after a new best
+# reaches it (requests within the debounce join one batch) and at least this often; beat
+# looks for boards due every LEADERBOARD_VERIFY_SWEEP_S.
 LEADERBOARD_VERIFY_TOP = env_int("LEADERBOARD_VERIFY_TOP", 10)
+LEADERBOARD_VERIFY_ROUNDS = env_int("LEADERBOARD_VERIFY_ROUNDS", 2)
 LEADERBOARD_VERIFY_DEBOUNCE_S = env_int("LEADERBOARD_VERIFY_DEBOUNCE_S", 120)
 LEADERBOARD_VERIFY_EVERY_S = env_int("LEADERBOARD_VERIFY_EVERY_S", 6 * 3600)
 LEADERBOARD_VERIFY_SWEEP_S = env_int("LEADERBOARD_VERIFY_SWEEP_S", 600)

@@ -16,9 +16,10 @@ import pytest
 
 from grader import contract
 from grader.contract import Kind, ResultDocument
+from grader.harness import stats
 from grader.host.pipeline import bundle_for
 from grader.host.spec import load_exercise
-from tests.grader.factories import make_exercise
+from tests.grader.factories import CHECKS, TOML, make_exercise
 
 SOLUTION = "def add(a, b):\n    return a + b\n"
 
@@ -29,9 +30,9 @@ def spec(tmp_path_factory):
 
 
 def judge(
-    tmp_path: Path, spec, code: str, *, seed: int = 7, change=None
+    tmp_path: Path, spec, code: str, *, seed: int = 7, change=None, measure_fully: bool = False
 ) -> tuple[ResultDocument, subprocess.CompletedProcess]:
-    files = bundle_for(spec, code, seed)
+    files = bundle_for(spec, code, seed, measure_fully=measure_fully)
     if change:
         change(files)
     for name, data in files.items():
@@ -84,3 +85,29 @@ def test_the_judges_own_failure_is_still_a_document(tmp_path, spec):
     # The traceback names lines of the hidden checks: only the operators' log holds it.
     assert document.internal_error is not None and "KeyError" not in document.internal_error
     assert "KeyError" in document.operator_log[-1]
+
+
+RACED_TOML = TOML + """
+[perf.sums]
+baseline = "reference"
+at_most = 3.0
+budget_s = 3
+"""
+RACED_CHECKS = CHECKS + """
+from grader.harness import Race, perf
+
+@perf()
+def sums(student, reference, rng):
+    return Race(student=student.add, reference=reference.add, inputs=lambda rng: (float(rng.normal()), 1.0))
+"""
+
+
+def test_measuring_fully_times_every_look_instead_of_stopping_once_the_threshold_is_settled(tmp_path):
+    spec = load_exercise(make_exercise(tmp_path / "raced", toml=RACED_TOML, checks=RACED_CHECKS))
+    verdict_run, _ = judge(tmp_path / "verdict", spec, SOLUTION)
+    ranking_run, _ = judge(tmp_path / "ranking", spec, SOLUTION, measure_fully=True)
+    quick, full = verdict_run.perf["cases"][0], ranking_run.perf["cases"][0]
+    # The same code against itself: far below 3x, settled at the first look.
+    assert quick["decision"] == full["decision"] == "pass"
+    assert quick["n"] == stats.LOOKS[0] and full["n"] == stats.LOOKS[-1], (quick["n"], full["n"])
+    assert full["interval"][1] - full["interval"][0] < quick["interval"][1] - quick["interval"][0]

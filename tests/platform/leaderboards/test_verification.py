@@ -1,6 +1,6 @@
 """Re-measuring the top of a board in one session: asked for when a new best reaches the top
-(debounced) and by beat, run once per batch, graded on Docker back to back on one seed, the
-new intervals stored together and ranked by the usual overlap rule."""
+(debounced) and by beat, run once per batch, graded on Docker in interleaved rounds on one
+seed, the new intervals stored together and ranked by the usual overlap rule."""
 
 from datetime import timedelta
 
@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from grader.host.remeasure import rounds_combined
 from leaderboards.models import Entry, Verification
 from leaderboards.selectors import exercise_board
 from leaderboards.services import code_digest
@@ -121,7 +122,7 @@ def test_the_top_is_measured_again_in_one_session_and_ranked_by_the_new_interval
     exercise, top_two, settings, requires, client
 ):
     """On Docker: three students' entries whose stored intervals are planted lies. The top two
-    are graded again back to back on one seed; their lies are replaced by measurements, the
+    are graded again in two interleaved rounds on one seed; their lies are replaced by measurements, the
     third is left alone, and the next batch measures the new top in the opposite order."""
     requires("Docker engine", docker_is_up(), "start dockerd")
     settings.SANDBOX_BACKEND = "docker"
@@ -142,11 +143,12 @@ def test_the_top_is_measured_again_in_one_session_and_ranked_by_the_new_interval
     assert first.status == Verification.Status.DONE, first.candidates
     measured = {row["user"]: row for row in first.candidates}
     assert set(measured) == {students[0].id, students[1].id}  # the top two, not the third
-    assert [row["position"] for row in first.candidates] == [0, 1] and not first.reversed_order
+    assert [row["positions"] for row in first.candidates] == [[0, 1], [1, 0]] and not first.reversed_order
     for i in (0, 1):
         row, entry = measured[students[i].id], Entry.objects.get(user=students[i])
         assert row["verdict"] == "ACCEPTED" and row["stored"], row
         assert row["before"] == pytest.approx(list(planted[i]))
+        assert len(row["rounds"]) == 2 and row["after"] == pytest.approx(list(rounds_combined(row["rounds"])))
         # The reference's own code is not 500x faster than the reference: the lie is gone.
         assert entry.ratio_low > 0.01 and entry.ratio_high > 0.3, (entry.ratio_low, entry.ratio_high)
         assert (entry.verification_id, entry.verified_at) == (first.id, first.finished_at)
