@@ -27,6 +27,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from catalog.models import Exercise, ExerciseVersion
+from courses.models import Course, Membership
+from courses.selectors import student_ids
 from grader.host import Remeasured, Sandbox, SandboxUnavailable, remeasure
 from grading.dispatch import CPU_QUEUE, GPU_QUEUE
 from grading.exercises import exercise_version_spec
@@ -39,22 +41,61 @@ VERIFY_TASK = "leaderboards.tasks.verify_top"  # sent by name: the task module i
 BOARD_ORDER = (F("ratio_low").asc(), F("ratio").asc(), "id")  # among full scores with a ratio
 
 
-def timed_top(version_id: int, n: int):
-    """The board's first ``n`` timed full scores (hidden students too: course boards show them)."""
+def timed(version_id: int):
+    """The board's timed full scores in board order (hidden students too: course boards show them)."""
     return Entry.objects.filter(
         exercise_version_id=version_id, score__gte=FULL_SCORE, ratio_low__isnull=False
-    ).order_by(*BOARD_ORDER)[:n]
+    ).order_by(*BOARD_ORDER)
+
+
+def timed_top(version_id: int, n: int):
+    return timed(version_id)[:n]
+
+
+def _course_students(version_id: int, *, of: int | None = None) -> list[list[int]]:
+    """The students of each course that sets this version's exercise (only the courses where
+    user ``of`` is a student, when given)."""
+    exercise_id = ExerciseVersion.objects.filter(id=version_id).values_list("exercise_id", flat=True).first()
+    if exercise_id is None:
+        return []
+    courses = Course.objects.filter(assignments__items__exercise_version__exercise_id=exercise_id)
+    if of is not None:
+        courses = courses.filter(memberships__user_id=of, memberships__role=Membership.Role.STUDENT)
+    return [student_ids(course) for course in courses.distinct().order_by("id")]
+
+
+def verification_candidates(version_id: int) -> list[Entry]:
+    """The site board's top LEADERBOARD_VERIFY_TOP and the top LEADERBOARD_VERIFY_COURSE_TOP
+    of each course board of the exercise (a course's best need not be among the site's), at
+    most LEADERBOARD_VERIFY_MAX in all, courses taken in turns (every course's first before
+    any course's second); in board order."""
+    chosen = {e.id: e for e in timed_top(version_id, settings.LEADERBOARD_VERIFY_TOP).select_related("submission")}
+    course_tops = [
+        list(timed(version_id).filter(user_id__in=students).select_related("submission")
+             [: settings.LEADERBOARD_VERIFY_COURSE_TOP])
+        for students in _course_students(version_id)
+    ]
+    for place in range(settings.LEADERBOARD_VERIFY_COURSE_TOP):
+        for top in course_tops:
+            if place < len(top) and len(chosen) < settings.LEADERBOARD_VERIFY_MAX:
+                chosen.setdefault(top[place].id, top[place])
+    return sorted(chosen.values(), key=lambda e: (e.ratio_low, e.ratio, e.id))
 
 
 def reaches_the_top(entry: Entry) -> bool:
-    """Would this (new best) entry be among the top re-measured? One bounded count."""
+    """Would this (new best) entry be among the re-measured, on the site board or on the board
+    of a course it belongs to? A bounded count per board."""
     if entry.score < FULL_SCORE or entry.ratio_low is None:
         return False
+    ahead = timed(entry.exercise_version_id).filter(ratio_low__lt=entry.ratio_low)
     n = settings.LEADERBOARD_VERIFY_TOP
-    ahead = Entry.objects.filter(
-        exercise_version_id=entry.exercise_version_id, score__gte=FULL_SCORE, ratio_low__lt=entry.ratio_low
-    )[:n]
-    return ahead.count() < n
+    if ahead[:n].count() < n:
+        return True
+    n = settings.LEADERBOARD_VERIFY_COURSE_TOP
+    return any(
+        ahead.filter(user_id__in=students)[:n].count() < n
+        for students in _course_students(entry.exercise_version_id, of=entry.user_id)
+    )
 
 
 def verification_request(version_id: int, *, delay_s: float | None = None) -> Verification | None:
@@ -98,7 +139,7 @@ def verification_run(batch_id: int, *, sandbox: Sandbox | None = None) -> Verifi
             status=Verification.Status.SUPERSEDED, finished_at=timezone.now()
         )
         return batch
-    entries = list(timed_top(version.id, settings.LEADERBOARD_VERIFY_TOP).select_related("submission"))
+    entries = verification_candidates(version.id)
     previous = (
         Verification.objects.filter(exercise_version=version, status=Verification.Status.DONE)
         .order_by("-finished_at", "-id")
@@ -186,8 +227,8 @@ def verifications_sweep(now=None) -> dict[str, int]:
     lost_before = now - timedelta(seconds=settings.LEADERBOARD_VERIFY_DEBOUNCE_S + settings.LEADERBOARD_VERIFY_SWEEP_S)
     for batch in Verification.objects.filter(status=Verification.Status.PENDING, requested_at__lt=lost_before):
         counts["resent"] += verification_send(batch)
-    # A batch grades up to TOP submissions ROUNDS times, one after the other: stale only well after that.
-    gradings = settings.LEADERBOARD_VERIFY_TOP * settings.LEADERBOARD_VERIFY_ROUNDS + 1
+    # A batch grades its candidates ROUNDS times, one after the other: stale only well after that.
+    gradings = settings.LEADERBOARD_VERIFY_MAX * settings.LEADERBOARD_VERIFY_ROUNDS + 1
     stale_before = now - timedelta(seconds=gradings * settings.SUBMISSION_STALE_AFTER_S)
     for batch_id in Verification.objects.filter(
         status=Verification.Status.RUNNING, started_at__lt=stale_before

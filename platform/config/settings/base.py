@@ -147,6 +147,9 @@ SUBMISSIONS_PER_MINUTE_MAX = env_int("SUBMISSIONS_PER_MINUTE_MAX", 6)
 # reaches it (requests within the debounce join one batch) and at least this often; beat
 # looks for boards due every LEADERBOARD_VERIFY_SWEEP_S.
 LEADERBOARD_VERIFY_TOP = env_int("LEADERBOARD_VERIFY_TOP", 10)
+# ...and the top few of each course's board of the exercise, at most MAX candidates a batch.
+LEADERBOARD_VERIFY_COURSE_TOP = env_int("LEADERBOARD_VERIFY_COURSE_TOP", 3)
+LEADERBOARD_VERIFY_MAX = env_int("LEADERBOARD_VERIFY_MAX", 30)
 LEADERBOARD_VERIFY_ROUNDS = env_int("LEADERBOARD_VERIFY_ROUNDS", 2)
 LEADERBOARD_VERIFY_DEBOUNCE_S = env_int("LEADERBOARD_VERIFY_DEBOUNCE_S", 120)
 LEADERBOARD_VERIFY_EVERY_S = env_int("LEADERBOARD_VERIFY_EVERY_S", 6 * 3600)

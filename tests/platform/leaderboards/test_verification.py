@@ -13,7 +13,14 @@ from leaderboards.models import Entry, Verification
 from leaderboards.selectors import exercise_board
 from leaderboards.services import code_digest
 from leaderboards.tasks import verify_top
-from leaderboards.verification import VERIFY_TASK, verification_request, verification_run, verifications_sweep
+from leaderboards.verification import (
+    VERIFY_TASK,
+    reaches_the_top,
+    verification_candidates,
+    verification_request,
+    verification_run,
+    verifications_sweep,
+)
 from tests.platform import classroom as make
 from tests.platform.operations.processes import docker_is_up
 
@@ -84,6 +91,34 @@ def test_a_batch_runs_once_and_a_batch_of_an_old_version_measures_nothing(top_tw
     assert verification_run(batch.id) is None  # redelivered: taken already, nothing happens
     Verification.objects.filter(id=batch.id).update(status=Verification.Status.RUNNING)
     assert verification_run(batch.id) is None
+
+
+def test_a_courses_top_is_measured_again_even_when_the_site_top_is_faster(top_two, settings):
+    """Site top 2: s0, s1. Course 1 holds the site's third and fourth (s2, c0), course 2 the
+    sixth and seventh (d0, d1): every course's first is a candidate before any second."""
+    settings.LEADERBOARD_VERIFY_COURSE_TOP, settings.LEADERBOARD_VERIFY_MAX = 2, 4
+    ex = make.exercise()
+    people = {}
+    for name, ratio in [("s0", 0.5), ("s1", 0.6), ("s2", 0.7), ("c0", 0.8), ("x", 0.85), ("d0", 0.9), ("d1", 1.0)]:
+        people[name] = make.user(name)
+        make.graded(people[name], ex, ratio=ratio)
+    first = make.course(students=[people["c0"], people["s2"]])
+    second = make.course(students=[people["d0"], people["d1"]])
+    make.assignment(first, ex)
+    make.assignment(second, ex)
+    make.course(students=[people["x"]])  # a course without this exercise: its board is not measured
+    chosen = [Entry.objects.get(id=e.id).user.username for e in verification_candidates(ex.current_version_id)]
+    # s2 leads course 1 (c0 is its second); d0 leads course 2; the cap (4) leaves out c0 and d1.
+    assert chosen == ["s0", "s1", "s2", "d0"]
+    settings.LEADERBOARD_VERIFY_MAX = 10
+    chosen = [Entry.objects.get(id=e.id).user.username for e in verification_candidates(ex.current_version_id)]
+    assert chosen == ["s0", "s1", "s2", "c0", "d0", "d1"]
+
+    # A new best reaches the top of its course's board though far from the site's top.
+    settings.LEADERBOARD_VERIFY_COURSE_TOP = 1
+    assert reaches_the_top(Entry.objects.get(user=people["d0"]))  # first in course 2
+    assert not reaches_the_top(Entry.objects.get(user=people["d1"]))  # second there, seventh on the site
+    assert not reaches_the_top(Entry.objects.get(user=people["x"]))  # its course does not set the exercise
 
 
 def test_beat_asks_for_due_boards_and_resends_lost_batches(top_two, django_capture_on_commit_callbacks, monkeypatch):
