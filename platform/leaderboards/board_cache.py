@@ -15,14 +15,12 @@ that back (issue 12: nothing lost, whatever fails).
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
 from typing import Any
 
 from django.core.cache import cache
 from django.db import connection, transaction
 
-log = logging.getLogger(__name__)
+from grading.best_effort_cache import quietly
 
 RANKING_TTL_S = 30
 
@@ -33,22 +31,15 @@ def ranking_key(version_id: int) -> str:
 
 
 def ranking_get(version_id: int) -> Any:
-    return _quietly(lambda: cache.get(ranking_key(version_id)))
+    return quietly(lambda: cache.get(ranking_key(version_id)), what="board")
 
 
 def ranking_set(version_id: int, ranking: Any) -> None:
-    _quietly(lambda: cache.set(ranking_key(version_id), ranking, RANKING_TTL_S))
+    quietly(lambda: cache.set(ranking_key(version_id), ranking, RANKING_TTL_S), what="board")
 
 
 def ranking_forget(*version_ids: int) -> None:
     keys = [ranking_key(v) for v in version_ids]
-    _quietly(lambda: cache.delete_many(keys))
-    transaction.on_commit(lambda: _quietly(lambda: cache.delete_many(keys)))
+    quietly(lambda: cache.delete_many(keys), what="board")
+    transaction.on_commit(lambda: quietly(lambda: cache.delete_many(keys), what="board"))
 
-
-def _quietly(operation: Callable[[], Any]) -> Any:
-    try:
-        return operation()
-    except Exception:  # noqa: BLE001 - any cache backend's failure: the board is computed instead
-        log.warning("board cache unavailable", exc_info=True)
-        return None

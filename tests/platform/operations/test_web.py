@@ -89,6 +89,18 @@ def test_repeated_failed_logins_are_throttled(client, make_user, settings):
     assert welcome.status_code == 302
 
 
+def test_logging_in_works_while_the_cache_is_unreachable(client, make_user, settings):
+    """Redis down: the brake cannot count, so it lets people in (the password hash still slows
+    guessing) instead of answering every login with a server error."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:1/0"}}  # nothing listens on port 1
+    user = make_user(f"patient-{uuid.uuid4().hex[:8]}")
+    wrong = client.post(reverse("login"), {"username": user.username, "password": "wrong"})
+    assert wrong.status_code == 200 and "password" in wrong.content.decode()
+    right = client.post(reverse("login"), {"username": user.username, "password": user.raw_password})
+    assert right.status_code == 302
+
+
 def test_production_https_settings_come_from_the_environment():
     key = "k" * 50
     read = ("; from django.conf import settings as s; print(s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS, "
