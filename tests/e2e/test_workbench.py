@@ -2,7 +2,7 @@
 indents with Tab and keeps drafts, the starter one click away, error pages in the site's
 look, and a Chinese verdict page with no English left in it.
 
-axe-core (tests/e2e/vendor/axe-core) audits every main page. Set GRAPHDOJO_SCREENS=/some/dir to keep a screenshot of every page visited."""
+axe-core (tests/e2e/vendor/axe-core) audits every main page. Set GRAPHDOJO_SCREENSHOTS=/some/dir to keep a screenshot of every page visited."""
 import json
 import os
 import re
@@ -23,7 +23,7 @@ from tests.e2e.journeys import log_in
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SLUG = "static-graph-executor"
 VERDICTS = Path(__file__).parents[1] / "platform" / "workbench" / "verdicts"
-SCREENS = os.environ.get("GRAPHDOJO_SCREENS")
+SCREENS = os.environ.get("GRAPHDOJO_SCREENSHOTS")
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 

@@ -1,4 +1,6 @@
 """The pages a student reads, in both languages."""
+import re
+
 import pytest
 from django.conf import settings
 from django.urls import reverse
@@ -36,3 +38,14 @@ def test_statement_markdown_cannot_inject_script(client, exercise, make_user):
     page = client.get(reverse("submissions:exercise_detail", args=[exercise.slug])).content.decode()
     statement = page.split('<article class="statement card">')[1].split("</article>")[0]
     assert "Hello" in statement and "<script" not in statement and "onerror" not in statement
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_every_place_in_the_site_menu_has_its_own_name(client, exercise, make_user, language):
+    """Lessons and Courses were both 课程 in Chinese: two menu entries a reader could not tell apart."""
+    client.force_login(make_user("staffer", role="instructor"))
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    page = client.get(reverse("submissions:exercise_list")).content.decode()
+    menu = page.split('<nav aria-label="')[1].split("</nav>")[0]
+    names = [name.strip() for name in re.findall(r'<a href="[^"]*">([^<]+)</a>', menu)]
+    assert len(names) >= 7 and len(names) == len(set(names)), names
