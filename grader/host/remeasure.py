@@ -8,7 +8,10 @@ inside its sandbox, so a slower machine slows both. The rounds take care of what
 cannot: drift between one candidate's grading and the next. Every grading measures fully
 (its whole budget, not just until the threshold is settled), since ranking needs narrower
 intervals than a verdict does. A candidate's result is the geometric mean of its rounds'
-ratios; its interval combines the rounds' as independent estimates of one ratio.
+ratios, with an interval spanning every round's: a change of load can move one grading's
+ratio by more than its own interval says (pooling the rounds as independent estimates
+ordered two equal codes in 1 batch of 10 in `python -m bench verification`), so two
+candidates are ordered only when all their rounds keep them apart.
 
 Why not one sandbox whose judge races every candidate's worker against one reference? The
 candidates are other students: they would need a lent uid and a freezer cgroup each, so that
@@ -46,13 +49,9 @@ class Remeasured:
 
 
 def rounds_combined(rounds: Sequence[Ratio]) -> Ratio:
-    """The mean of k independent estimates, in log space: the ratios' geometric mean, and
-    each side of the interval sqrt(sum of the squared sides) / k from it."""
-    k = len(rounds)
-    centre = sum(math.log(r) for r, _, _ in rounds) / k
-    below = math.sqrt(sum((math.log(r) - math.log(low)) ** 2 for r, low, _ in rounds)) / k
-    above = math.sqrt(sum((math.log(high) - math.log(r)) ** 2 for r, _, high in rounds)) / k
-    return math.exp(centre), math.exp(centre - below), math.exp(centre + above)
+    """The ratios' geometric mean; the interval spans every round's."""
+    ratio = math.exp(sum(math.log(r) for r, _, _ in rounds) / len(rounds))
+    return ratio, min(low for _, low, _ in rounds), max(high for _, _, high in rounds)
 
 
 def round_order(count: int, number: int) -> list[int]:
