@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from bench.bench_judge import exercise_folder, submission
@@ -79,33 +79,23 @@ def apart(exercise, sandbox) -> dict[str, Ratio | None]:
 def batch(exercise, sandbox, rounds: int) -> tuple[dict[str, Ratio | None], dict[str, list]]:
     """The load starts once half of the gradings are done, switched on between two gradings
     by a wrapper around the sandbox."""
-    gradings = len(CANDIDATES) * rounds
+    half = len(CANDIDATES) * rounds // 2
     done = {"n": 0}
-    burners: list[subprocess.Popen] = []
 
-    class Drifting:
-        def __getattr__(self, name):
-            return getattr(sandbox, name)
+    with ExitStack() as loaded:
+        class Drifting:
+            def __getattr__(self, name):
+                return getattr(sandbox, name)
 
-        def run(self, *args, **kwargs):
-            if done["n"] == gradings // 2 and not burners:
-                burners.extend(
-                    subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-                    for _ in range(2)
-                )
-            try:
-                return sandbox.run(*args, **kwargs)
-            finally:
+            def run(self, *args, **kwargs):
+                if done["n"] == half:
+                    loaded.enter_context(load())
                 done["n"] += 1
+                return sandbox.run(*args, **kwargs)
 
-    try:
         measured = remeasure(
             exercise, [(k, submission(f)) for k, f in CANDIDATES.items()], Drifting(), seed=12345, rounds=rounds
         )
-    finally:
-        for p in burners:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
     return {m.key: m.ratio for m in measured}, {m.key: [list(r) if r else None for r in m.rounds] for m in measured}
 
 

@@ -76,36 +76,31 @@ def remeasure(
     """
     assert rounds >= 1, "a batch measures at least one round"
     began = time.monotonic()
-    verdicts: list[list[str]] = [[] for _ in candidates]
-    ratios: list[list[Ratio | None]] = [[] for _ in candidates]
-    positions: list[list[int]] = [[] for _ in candidates]
-    first_start: list[float | None] = [None for _ in candidates]
-    walls = [0.0 for _ in candidates]
+    # Per candidate, one (position, started_s, wall_s, verdict, ratio) for each round.
+    gradings: list[list[tuple[int, float, float, str, Ratio | None]]] = [[] for _ in candidates]
     for number in range(rounds):
         for position, index in enumerate(round_order(len(candidates), number)):
             started = time.monotonic()
             verdict = grade(exercise, candidates[index][1], sandbox, seed=seed, measure_fully=True)
             accepted = verdict.verdict == Kind.ACCEPTED
-            verdicts[index].append(verdict.verdict.value)
-            ratios[index].append(overall_ratio({"perf": verdict.perf}) if accepted else None)
-            positions[index].append(position)
-            walls[index] += time.monotonic() - started
-            if first_start[index] is None:
-                first_start[index] = started - began
+            ratio = overall_ratio({"perf": verdict.perf}) if accepted else None
+            gradings[index].append(
+                (position, started - began, time.monotonic() - started, verdict.verdict.value, ratio)
+            )
     measured = []
-    for index, (key, _code) in enumerate(candidates):
-        timed = [r for r in ratios[index] if r is not None]
-        failed = next((v for v in verdicts[index] if v != Kind.ACCEPTED.value), None)
-        whole = failed is None and len(timed) == rounds
+    for (key, _code), own in zip(candidates, gradings, strict=True):
+        positions, starts, walls, verdicts, ratios = zip(*own, strict=True)
+        failed = next((v for v in verdicts if v != Kind.ACCEPTED.value), None)
+        timed = [r for r in ratios if r is not None]
         measured.append(
             Remeasured(
                 key=key,
                 verdict=failed or Kind.ACCEPTED.value,
-                ratio=rounds_combined(timed) if whole else None,
-                positions=tuple(positions[index]),
-                rounds=tuple(ratios[index]),
-                started_s=round(first_start[index] or 0.0, 3),
-                wall_s=round(walls[index], 3),
+                ratio=rounds_combined(timed) if failed is None and len(timed) == rounds else None,
+                positions=positions,
+                rounds=ratios,
+                started_s=round(starts[0], 3),
+                wall_s=round(sum(walls), 3),
             )
         )
     return measured

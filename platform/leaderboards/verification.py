@@ -4,10 +4,10 @@ does not come from gradings made hours apart on a machine whose load changed in 
 A request (after a new best reaches the top, or from beat when a board is due) makes one
 PENDING Verification per version; requests while it waits join it (debounce). The task
 claims it with a conditional UPDATE (a redelivered task finds it taken and returns), grades
-the top entries' code again, interleaved over LEADERBOARD_VERIFY_ROUNDS rounds on one sandbox
-and one seed (grader.host.remeasure), alternating the first round's direction from one batch
-to the next, and stores the new ratios and intervals in one transaction. The board then ranks them with the usual rule:
-overlapping intervals share a rank.
+the top entries' code again, interleaved over LEADERBOARD_VERIFY_ROUNDS rounds on one
+sandbox and one seed (grader.host.remeasure), alternating the first round's direction from
+one batch to the next, and stores the new ratios and intervals in one transaction. The board
+then ranks them with the usual rule: overlapping intervals share a rank.
 
 Only the re-measurement is new: correctness is not judged again for the board (an entry that
 is not accepted this time keeps its numbers, and the batch records what happened), no
@@ -52,28 +52,25 @@ def timed_top(version_id: int, n: int):
     return timed(version_id)[:n]
 
 
-def _course_students(version_id: int, *, of: int | None = None) -> list[list[int]]:
-    """The students of each course that sets this version's exercise (only the courses where
-    user ``of`` is a student, when given)."""
-    exercise_id = ExerciseVersion.objects.filter(id=version_id).values_list("exercise_id", flat=True).first()
-    if exercise_id is None:
-        return []
+def _course_students(exercise_id: int, *, of: int | None = None) -> list[list[int]]:
+    """The students of each course that sets this exercise (only the courses where user ``of``
+    is a student, when given)."""
     courses = Course.objects.filter(assignments__items__exercise_version__exercise_id=exercise_id)
     if of is not None:
         courses = courses.filter(memberships__user_id=of, memberships__role=Membership.Role.STUDENT)
     return [student_ids(course) for course in courses.distinct().order_by("id")]
 
 
-def verification_candidates(version_id: int) -> list[Entry]:
+def verification_candidates(version: ExerciseVersion) -> list[Entry]:
     """The site board's top LEADERBOARD_VERIFY_TOP and the top LEADERBOARD_VERIFY_COURSE_TOP
     of each course board of the exercise (a course's best need not be among the site's), at
     most LEADERBOARD_VERIFY_MAX in all, courses taken in turns (every course's first before
     any course's second); in board order."""
-    chosen = {e.id: e for e in timed_top(version_id, settings.LEADERBOARD_VERIFY_TOP).select_related("submission")}
+    chosen = {e.id: e for e in timed_top(version.id, settings.LEADERBOARD_VERIFY_TOP).select_related("submission")}
     course_tops = [
-        list(timed(version_id).filter(user_id__in=students).select_related("submission")
+        list(timed(version.id).filter(user_id__in=students).select_related("submission")
              [: settings.LEADERBOARD_VERIFY_COURSE_TOP])
-        for students in _course_students(version_id)
+        for students in _course_students(version.exercise_id)
     ]
     for place in range(settings.LEADERBOARD_VERIFY_COURSE_TOP):
         for top in course_tops:
@@ -94,7 +91,7 @@ def reaches_the_top(entry: Entry) -> bool:
     n = settings.LEADERBOARD_VERIFY_COURSE_TOP
     return any(
         ahead.filter(user_id__in=students)[:n].count() < n
-        for students in _course_students(entry.exercise_version_id, of=entry.user_id)
+        for students in _course_students(entry.exercise_id, of=entry.user_id)
     )
 
 
@@ -139,7 +136,7 @@ def verification_run(batch_id: int, *, sandbox: Sandbox | None = None) -> Verifi
             status=Verification.Status.SUPERSEDED, finished_at=timezone.now()
         )
         return batch
-    entries = verification_candidates(version.id)
+    entries = verification_candidates(version)
     previous = (
         Verification.objects.filter(exercise_version=version, status=Verification.Status.DONE)
         .order_by("-finished_at", "-id")

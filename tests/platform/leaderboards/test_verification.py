@@ -107,11 +107,11 @@ def test_a_courses_top_is_measured_again_even_when_the_site_top_is_faster(top_tw
     make.assignment(first, ex)
     make.assignment(second, ex)
     make.course(students=[people["x"]])  # a course without this exercise: its board is not measured
-    chosen = [Entry.objects.get(id=e.id).user.username for e in verification_candidates(ex.current_version_id)]
+    chosen = [Entry.objects.get(id=e.id).user.username for e in verification_candidates(ex.current_version)]
     # s2 leads course 1 (c0 is its second); d0 leads course 2; the cap (4) leaves out c0 and d1.
     assert chosen == ["s0", "s1", "s2", "d0"]
     settings.LEADERBOARD_VERIFY_MAX = 10
-    chosen = [Entry.objects.get(id=e.id).user.username for e in verification_candidates(ex.current_version_id)]
+    chosen = [Entry.objects.get(id=e.id).user.username for e in verification_candidates(ex.current_version)]
     assert chosen == ["s0", "s1", "s2", "c0", "d0", "d1"]
 
     # A new best reaches the top of its course's board though far from the site's top.
