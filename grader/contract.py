@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
+import hmac
 import json
 from collections.abc import Mapping
 from typing import Any, TypedDict
@@ -33,6 +35,10 @@ CHECKS_FILE = "exercise/checks.py"
 SOLUTION_FILE = "exercise/solution.py"
 SUBMISSION_FILE = "submission/submission.py"
 RESULT_FILE = "result.json"  # in the sandbox's output folder; only the judge can write it
+# Beside it: result.json's HMAC under the run's secret, which only the judge received (the
+# sandbox hands it to the trusted program alone, on a private pipe). A result without it
+# proves nothing, whoever wrote it.
+RESULT_MAC_FILE = "result.mac"
 
 RESULT_MAX_BYTES = 1 << 20  # the judge reserves this much up front; the host reads no more
 FEEDBACK_BYTES = 8 * 1024  # of each stream a student printed: enough to debug, small enough to store
@@ -189,6 +195,16 @@ class ResultDocument:
             operator_log=operator_log,
             fresh_imports=_strings(document, "fresh_imports"),
         )
+
+
+def result_mac(document: bytes, key: bytes) -> bytes:
+    """What the judge writes to RESULT_MAC_FILE: hex HMAC-SHA256 of the document's bytes."""
+    return hmac.new(key, document, hashlib.sha256).hexdigest().encode()
+
+
+def proves_judge(document: bytes, mac: bytes | None, key: bytes) -> bool:
+    """Whether ``mac`` shows that ``document`` was written by the holder of ``key``."""
+    return bool(key) and mac is not None and hmac.compare_digest(result_mac(document, key), mac.strip())
 
 
 def cap_text(data: bytes, limit: int = FEEDBACK_BYTES) -> str:

@@ -43,11 +43,14 @@ class RunOptions:
     # a tuple of strings: those device ids.
     gpus: int | tuple[str, ...] | None = None
     env: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    # Modules the sandbox imports before it takes the job (a warm pool's are already there),
-    # and whether the program may fork workers from that clean, preloaded interpreter
-    # (sandbox/zygote.py): what a grading asks for, so that torch is imported once.
+    # Modules the sandbox imports before it takes the job (a warm pool's are already there).
     preload: tuple[str, ...] = ()
-    zygote: bool = False
+    # A trusted program (a judge) keeps root inside the sandbox, forks its workers from the
+    # clean, preloaded zygote (sandbox/zygote.py) and confines them itself, and alone reads
+    # ``secret`` (from descriptor SECRET_FD_ENV names, never an environment variable or a
+    # file). Every other program runs as the lent uid with no capabilities.
+    trusted: bool = False
+    secret: bytes | None = None
 
 
 @dataclasses.dataclass

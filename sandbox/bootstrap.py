@@ -22,8 +22,18 @@ framing.py, which the host puts ahead of this file in the one script a sandbox r
    ``u32 length + JSON report`` then the stdout, stderr and tar bytes the report sizes.
 
 A ``python3 -c CODE``, ``python3 -m MODULE`` or ``python3 SCRIPT`` job runs in a fork of this
-interpreter, so what was preloaded costs nothing; anything else is exec-ed. A job that asks
-for it (``"zygote": true``, the judge) gets the socket to the zygote as descriptor 3.
+interpreter, so what was preloaded costs nothing; anything else is exec-ed.
+
+Who the program is. Every program is untrusted unless its job says ``"trusted": true``:
+it runs as the uid the host lent (``CHILD_UID_ENV``), with no capabilities, no way back,
+the syscall filter, and a home of its own (zygote.py ``confine``); its files and ``out/``
+are its own. A trusted program (the judge) keeps root inside the sandbox, is never
+dumpable, gets the socket to the zygote as descriptor 3 and the run's secret, which only
+it receives, on a pipe at descriptor 4 (read it, then close it).
+
+As PID 1 the bootstrap first makes /tmp writable by root alone: each family's home is
+made there by a trusted process (zygote.py ``make_home``), and no untrusted process can
+plant anything where another family would look.
 """
 import ctypes
 import io
@@ -39,9 +49,22 @@ import time
 from typing import IO, cast
 
 from sandbox.framing import READY, Job, Report, pack_report, read_job
-from sandbox.zygote import FD_ENV, PRELOADED_ENV, fork_zygote, python_tail, run_python
+from sandbox.zygote import (
+    CHILD_UID_ENV,
+    FD_ENV,
+    PRELOADED_ENV,
+    SECRET_FD_ENV,
+    confine,
+    fork_zygote,
+    home_env,
+    lent_uid,
+    make_home,
+    python_tail,
+    run_python,
+)
 
 PIPE_CHUNK = 65536
+ZYGOTE_FD, SECRET_FD = 3, 4  # a trusted program's descriptors
 POLL_S = 0.05
 PR_SET_DUMPABLE = 4
 RUSAGE_CHILDREN = resource.RUSAGE_CHILDREN
@@ -100,8 +123,12 @@ def unpack_files(tar_bytes: bytes, workdir: str) -> None:
 def pack_outputs(out_dir: str, cap: int) -> tuple[bytes, bool, list[str]]:
     """Tar the regular files under out_dir, never following links, at most ``cap`` bytes of content."""
     buffer, truncated, notes, used = io.BytesIO(), False, [], 0
+    try:
+        is_folder = stat.S_ISDIR(os.lstat(out_dir).st_mode)  # a link put in its place is never followed
+    except OSError:
+        is_folder = False
     with tarfile.open(fileobj=buffer, mode="w:") as archive:
-        stack = [""]
+        stack = [""] if is_folder else []
         while stack:
             rel = stack.pop()
             try:
@@ -192,11 +219,38 @@ def _child_env(job_env: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def untrusted_uid(job: Job) -> int | None:
+    """The uid an untrusted program runs as: the lent one, inside a real sandbox (as root)."""
+    if job.get("trusted") or os.geteuid() != 0:
+        return None
+    return lent_uid(CHILD_UID_ENV, job.get("env") or {})
+
+
+def give_tree(top: str, uid: int) -> None:
+    """Hand the job's files to the program's uid (it is their only reader), links never followed.
+
+    Bottom up: root here holds no CAP_DAC_OVERRIDE, so a folder already handed over (0700)
+    could not be entered to hand over what is inside it."""
+    for folder, subfolders, names in os.walk(top, topdown=False):
+        for name in (*names, *subfolders):
+            os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
+    os.chown(top, uid, uid, follow_symlinks=False)
+
+
 def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.socket | None) -> int:
     argv = list(job["argv"])
     limits = job["limits"]
+    trusted = bool(job.get("trusted"))
+    uid = untrusted_uid(job)
+    secret_r = secret_w = -1
+    if trusted:
+        secret_r, secret_w = os.pipe()
     pid = os.fork()
     if pid:
+        if trusted:
+            os.close(secret_r)
+            _write_all(secret_w, bytes.fromhex(job.get("secret") or ""))
+            os.close(secret_w)
         return pid
     try:
         os.setsid()
@@ -209,16 +263,23 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.s
         first_free = 3
         if zygote is not None:
             fd = zygote.detach()  # closed below unless lent: the object must never close a reused number
-            if job.get("zygote"):  # the judge's end of the zygote's socket
-                os.dup2(fd, 3)
-                env[FD_ENV] = "3"
-                first_free = 4
+            if trusted:  # the judge's end of the zygote's socket
+                os.dup2(fd, ZYGOTE_FD)
+                env[FD_ENV] = str(ZYGOTE_FD)
+        if trusted:
+            os.close(secret_w)
+            os.dup2(secret_r, SECRET_FD)
+            env[SECRET_FD_ENV] = str(SECRET_FD)
+            first_free = SECRET_FD + 1
         os.closerange(first_free, 1024)
         for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
-        os.chdir(workdir)
+        if uid is not None:
+            give_tree(workdir, uid)
+            env.update(home_env(make_home(uid, "program"), "program"))
         os.umask(0o022)
-        _prctl(PR_SET_DUMPABLE, 1)
+        if not trusted:
+            _prctl(PR_SET_DUMPABLE, 1)
         try:
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("1000")  # the program, not its supervisor, is what the OOM killer takes
@@ -233,6 +294,9 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.s
             resource.setrlimit(resource.RLIMIT_AS, (limits["address_space_bytes"],) * 2)
         if limits.get("nproc"):
             resource.setrlimit(resource.RLIMIT_NPROC, (limits["nproc"],) * 2)
+        if uid is not None:
+            confine(uid)
+        os.chdir(workdir)  # after confine: root here cannot enter a folder it handed to the program
         tail = python_tail(argv)
         if tail is not None:  # in this interpreter, its preloaded modules included
             os.environ.clear()
@@ -340,7 +404,16 @@ def supervise(job: Job, zygote: socket.socket | None) -> tuple[Report, bytes, by
     used = resource.getrusage(RUSAGE_CHILDREN)
     cpu_s = max(cpu_s, used.ru_utime + used.ru_stime)
     peak, oom_kills = _cgroup_memory()
-    files, files_truncated, notes = pack_outputs(os.path.join(workdir, "out"), int(limits["files_bytes"]))
+    # The program's folder is its own (0700), and root here may not enter it: read it as
+    # its owner. Every process of the program is dead by now.
+    uid = untrusted_uid(job)
+    if uid is not None:
+        os.seteuid(uid)
+    try:
+        files, files_truncated, notes = pack_outputs(os.path.join(workdir, "out"), int(limits["files_bytes"]))
+    finally:
+        if uid is not None:
+            os.seteuid(0)
     report: Report = {
         "exit_code": os.WEXITSTATUS(child_status) if child_status is not None and os.WIFEXITED(child_status) else None,
         "signal": os.WTERMSIG(child_status) if child_status is not None and os.WIFSIGNALED(child_status) else None,
@@ -375,6 +448,8 @@ def main() -> None:
         preload([m for m in args[1].split(",") if m])
     _prctl(PR_SET_DUMPABLE, 0)  # the program may not read our memory or our stdout through /proc
     os.umask(0o077)
+    if os.getpid() == 1:  # a real sandbox, never the host's own /tmp (unisolated development)
+        os.chmod("/tmp", 0o711)  # root alone may write; homes are made there for each family
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     zygote = fork_zygote()  # before the job: nothing of it ever reaches the zygote's memory
     _write_all(1, READY)

@@ -14,8 +14,13 @@
   gVisor has no freezer controller (its cgroupfs offers none, checked with runsc
   20221219), so under runsc no cgroup is lent and the program falls back to signals.
 
-The program learns both from its environment: ``CHILD_UID_ENV`` and, when a cgroup is
-lent, ``CHILD_CGROUP_ENV``.
+- **A second uid for trusted workers that need no root** (the judge's reference
+  solution): the lent uid's twin, ``TRUSTED_UID_OFFSET`` above it, so it is as unique on
+  the host as the lease that owns it, and never the untrusted processes' uid.
+
+The program learns them from its environment: ``CHILD_UID_ENV``, ``TRUSTED_UID_ENV`` and,
+when a cgroup is lent, ``CHILD_CGROUP_ENV`` (names defined in zygote.py, which the sandbox
+side reads them with).
 """
 from __future__ import annotations
 
@@ -26,11 +31,11 @@ import tempfile
 from pathlib import Path
 
 from sandbox.cgroups import ChildCgroup
+from sandbox.zygote import CHILD_CGROUP_ENV, CHILD_UID_ENV, TRUSTED_UID_ENV
 
-CHILD_UID_ENV = "SANDBOX_CHILD_UID"
-CHILD_CGROUP_ENV = "SANDBOX_CHILD_CGROUP"
 CHILD_CGROUP_DIR = "/sandbox-cgroup"
 UID_RANGE = range(200_000, 265_536)  # far from real users and from Docker's userns-remap default
+TRUSTED_UID_OFFSET = 100_000  # the twins: 300000-365535
 LOCK_DIRS = ("/run/graphdojo-uids", os.path.join(tempfile.gettempdir(), "graphdojo-uids"))
 
 
@@ -78,7 +83,7 @@ class Delegation:
         self.cgroup = ChildCgroup.create(pids) if with_cgroup else None
 
     def env(self) -> dict[str, str]:
-        env = {CHILD_UID_ENV: str(self.uid.uid)}
+        env = {CHILD_UID_ENV: str(self.uid.uid), TRUSTED_UID_ENV: str(self.uid.uid + TRUSTED_UID_OFFSET)}
         if self.cgroup is not None:
             env[CHILD_CGROUP_ENV] = CHILD_CGROUP_DIR
         return env

@@ -50,7 +50,9 @@ WORKDIR = "/job"
 LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"
 POOL_LABEL = "graphdojo.pool"
-CAPABILITIES = ["SETUID", "SETGID", "KILL"]  # what the judge needs to drop to the lent uid and stop its child
+# What the trusted side needs inside: drop untrusted processes to the lent uids (SETUID,
+# SETGID), give each family its home (CHOWN) and stop the student's processes (KILL).
+CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
 # cpu.shares: a pooled container preloads (imports torch) at a low weight, so that refilling
 # never slows a running grading down; taken for a job, it gets the normal weight back.
 POOL_CPU_SHARES = 64
@@ -99,10 +101,15 @@ def container_config(
         environment={},  # nothing of the worker's environment, secrets included
         network_mode="none",
         read_only=True,
+        # /tmp: root alone writes there (the bootstrap makes sure of it: runc copies the
+        # image's 1777 up over this mode); each family's home is made inside it.
         tmpfs={
-            "/tmp": f"rw,nosuid,nodev,size={limits.tmpfs_mb}m,mode=1777",
+            "/tmp": f"rw,nosuid,nodev,size={limits.tmpfs_mb}m,mode=0711",
             WORKDIR: f"rw,nosuid,nodev,size={limits.tmpfs_mb}m,mode=0700",
+            # runc mounts the IPC namespace's message queues here, writable by every uid
+            "/dev/mqueue": "ro,nosuid,nodev,noexec,size=4k,mode=0755",
         },
+        ipc_mode="none",  # no /dev/shm: a shared folder every uid could write
         working_dir="/",
         mem_limit=f"{limits.memory_mb}m",
         memswap_limit=f"{limits.memory_mb}m",  # swap == memory, or the OOM killer never fires inside the limit
@@ -258,7 +265,7 @@ class DockerSandbox(Sandbox):
 
         def job_for(attached: _Attached) -> bytes:
             env = {**options.env, **attached.delegation.env()}
-            return encode_job(files, argv, limits, env, WORKDIR, extra, zygote=options.zygote)
+            return encode_job(files, argv, limits, env, WORKDIR, extra, trusted=options.trusted, secret=options.secret)
 
         warm = self.pool.take(limits, options) if self.pool is not None else None
         if warm is not None:

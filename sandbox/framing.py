@@ -40,7 +40,10 @@ class Job(TypedDict):
     env: dict[str, str]
     workdir: str
     limits: JobLimits
-    zygote: NotRequired[bool]  # lend the program the zygote (zygote.py): the judge, for its workers
+    # A trusted program (the judge) keeps root, gets the zygote (zygote.py) for its workers
+    # and ``secret`` (hex) on a private pipe; any other program runs confined to the lent uid.
+    trusted: NotRequired[bool]
+    secret: NotRequired[str]
 
 
 class Report(TypedDict):

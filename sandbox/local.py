@@ -7,10 +7,11 @@ tests/security/test_sandbox_*.py hold each finding to it):
   in-sandbox judge could never ``setuid(65534)`` (EINVAL/EPERM) and bwrap maps at most one
   uid. So no user namespace: ``--unshare-ipc --unshare-pid --unshare-net --unshare-uts
   --unshare-cgroup-try`` with the real uid 0, as Docker does without userns-remap.
-- ``--cap-drop ALL --cap-add CAP_SETUID --cap-add CAP_SETGID --cap-add CAP_KILL`` leaves
-  exactly those three capabilities (CapEff 0xe0). CAP_KILL is kept because the judge,
-  uid 0, must be able to SIGKILL its child running as uid 65534 (a signal to another
-  uid needs it); it reaches nothing outside the sandbox's own PID namespace.
+- ``--cap-drop ALL --cap-add CAP_SETUID --cap-add CAP_SETGID --cap-add CAP_KILL --cap-add
+  CAP_CHOWN`` leaves exactly those four capabilities (CapEff 0xe1). CAP_KILL is kept
+  because the judge, uid 0, must be able to SIGKILL its child running as the lent uid (a
+  signal to another uid needs it); it reaches nothing outside the sandbox's own PID
+  namespace. CAP_CHOWN gives each process family its own home (zygote.py ``make_home``).
   bwrap always sets no_new_privs, so neither exec as root nor a setuid binary can gain
   back a capability, and ``setuid(65534)`` drops all three. (The bounding set stays
   full; with no_new_privs nothing can be gained from it.) ``--cap-add`` together with
@@ -23,9 +24,9 @@ tests/security/test_sandbox_*.py hold each finding to it):
   could not reach the interpreter). bwrap leaves /proc/sys writable to uid 0 (its
   check runs after it dropped CAP_DAC_OVERRIDE), so we make it read-only ourselves.
   Files go in and out over the bootstrap's stdin/stdout, never through a host folder.
-- A seccomp filter (seccomp.py) denies what Docker's default profile denies and matters
-  here: without it uid 0 inside read the host root's keyring id and made a user
-  namespace.
+- A seccomp filter (zygote.py's, the one every untrusted process in any sandbox gets)
+  denies what Docker's default profile denies and matters here: without it uid 0 inside
+  read the host root's keyring id and made a user namespace.
 - Memory (swap included) and processes are capped by a cgroup made per run; where none
   can be made, RLIMIT_AS and RLIMIT_NPROC stand in (weaker: NPROC does not bind uid 0)
   and the outcome says so. The host enforces the wall clock by SIGKILL of bwrap, whose
@@ -45,7 +46,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, cast
 
-from sandbox import seccomp
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable, Status
 from sandbox.cgroups import RunCgroup, remove_stale
 from sandbox.delegation import Delegation
@@ -58,11 +58,12 @@ from sandbox.protocol import (
     outcome_from_report,
     report_budget,
 )
+from sandbox.zygote import filter_program, filter_supported
 
 WORKDIR = "/job"
 UNISOLATED_NOTE = "unisolated development mode: no isolation"
 STARTUP_GRACE_S = 10.0
-CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL")
+CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")  # as docker.py's, and why
 # Docker's lists: read-only, and hidden behind an empty file or folder.
 PROC_READ_ONLY = ("sys", "sysrq-trigger", "fs", "irq", "bus")
 PROC_MASKED = ("kcore", "keys", "latency_stats", "timer_list", "timer_stats", "sched_debug",
@@ -103,7 +104,7 @@ class LocalSandbox(Sandbox):
             notes.append("no memory cgroup here: memory and processes limited by rlimits only")
             extra = {"address_space_bytes": memory_bytes, "nproc": limits.pids}
         scratch = tempfile.mkdtemp(prefix="graphdojo-") if self.unisolated else None
-        filter_fd = _seccomp_fd() if not self.unisolated and seccomp.supported() else None
+        filter_fd = _seccomp_fd() if not self.unisolated and filter_supported() else None
         if filter_fd is None and not self.unisolated:
             notes.append("no seccomp filter on this architecture")
         # Unisolated, the program cannot switch uids or mount anything: nothing to lend.
@@ -113,7 +114,8 @@ class LocalSandbox(Sandbox):
             command += ["--preload", ",".join(options.preload)] if options.preload else []
             workdir = os.path.join(scratch, "job") if scratch else WORKDIR
             env = {**options.env, **(delegation.env() if delegation else {})}
-            job = encode_job(files, argv, limits, env, workdir, extra, zygote=options.zygote)
+            job = encode_job(files, argv, limits, env, workdir, extra, trusted=options.trusted,
+                             secret=options.secret)
             return self._run(command, job, limits, cgroup, notes, memory_by_rlimit=cgroup is None,
                              pass_fds=() if filter_fd is None else (filter_fd,))
         finally:
@@ -151,7 +153,7 @@ class LocalSandbox(Sandbox):
             command += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
         # The private /tmp comes first, so that a Python installed under /tmp (a CI clone,
         # say) is bound on top of it rather than hidden by it.
-        command += ["--perms", "1777", "--size", tmpfs_bytes, "--tmpfs", "/tmp"]
+        command += ["--perms", "0711", "--size", tmpfs_bytes, "--tmpfs", "/tmp"]  # root alone writes
         bound = sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(python)))})
         bound = [prefix for prefix in bound if not prefix.startswith("/usr/")]
         for prefix in bound:
@@ -216,7 +218,7 @@ class LocalSandbox(Sandbox):
 def _seccomp_fd() -> int:
     """A fresh fd holding the seccomp program (bwrap reads it from the current offset)."""
     fd = os.memfd_create("graphdojo-seccomp")
-    os.write(fd, seccomp.filter_program())
+    os.write(fd, filter_program())
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
 

@@ -45,7 +45,8 @@ def encode_job(
     env: Mapping[str, str],
     workdir: str,
     extra_limits: JobLimits | None = None,
-    zygote: bool = False,
+    trusted: bool = False,
+    secret: bytes | None = None,
 ) -> bytes:
     job_limits: JobLimits = {
         "cpu_s": limits.cpu_s,
@@ -55,7 +56,9 @@ def encode_job(
         "file_bytes": limits.tmpfs_mb * 1024 * 1024,
         **(extra_limits or {}),
     }
-    job: Job = {"argv": list(argv), "env": dict(env), "workdir": workdir, "limits": job_limits, "zygote": zygote}
+    job: Job = {"argv": list(argv), "env": dict(env), "workdir": workdir, "limits": job_limits, "trusted": trusted}
+    if trusted:
+        job["secret"] = (secret or b"").hex()
     return pack_job(job, tar_of(files))
 
 

@@ -17,6 +17,12 @@ Nothing here outlives a grading: the zygote lives in the same fresh container (o
 bubblewrap instance) as the judge, and exits, killing its workers, when the judge's end of
 the socket closes.
 
+It also holds what confines every untrusted process in a sandbox (``confine``, ``make_home``
+and the syscall filter): the bootstrap applies it to every program that is not trusted,
+the zygote to every worker it forks. Each process family gets a home of its own, 0700 and
+owned by its uid, under a /tmp that only root may write: nothing one family can write is a
+path another family's process ever reads.
+
 Standard library only: this file travels into every sandbox with the bootstrap
 (``protocol.BOOTSTRAP_SOURCE`` installs it as ``sandbox.zygote``), and the judge, a fork
 of that bootstrap, uses the client half from there.
@@ -25,10 +31,11 @@ The protocol, one JSON datagram per message on a SOCK_SEQPACKET pair:
 
     {"op": "hello"}                                    -> {"pid": zygote's pid}
     {"op": "spawn", "argv": ["-c", CODE, args...] | ["-m", MODULE, args...],
-     "cwd", "env", "uid": int | null, "rlimits": [[which, soft, hard], ...],
+     "family": name, "env", "uid": int | null, "rlimits": [[which, soft, hard], ...],
      "cgroup_procs": [path, ...], "oom_score_adj": int | null}
         with descriptors (SCM_RIGHTS) that become the worker's 0, 1, 2, 3, ...
-                                                       -> {"pid"} | {"errno", "error"}
+                                                       -> {"pid", "home"} | {"errno", "error"}
+        The worker starts in a new home of its own (``make_home``), confined to ``uid``.
     {"op": "wait", "pid", "timeout"}                   -> {"status": wait status | null,
                                                            "utime", "stime", "maxrss_kb"}
 """
@@ -45,8 +52,10 @@ import runpy
 import select
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Iterable, Sequence
@@ -55,11 +64,18 @@ from typing import Any
 
 FD_ENV = "SANDBOX_ZYGOTE_FD"  # the judge's end of the socket, where a sandbox lends a zygote
 PRELOADED_ENV = "SANDBOX_PRELOADED"  # the modules imported before the job, comma-separated
+# What the host lends a sandbox (delegation.py), named once for the host and the sandbox.
+CHILD_UID_ENV = "SANDBOX_CHILD_UID"  # the uid every untrusted process runs as, unique on the host
+TRUSTED_UID_ENV = "SANDBOX_TRUSTED_UID"  # a second one, for trusted workers that need no root
+CHILD_CGROUP_ENV = "SANDBOX_CHILD_CGROUP"  # the cgroup untrusted processes are frozen in, where lent
+SECRET_FD_ENV = "SANDBOX_SECRET_FD"  # the descriptor a trusted program reads the run's secret from
 MAX_MESSAGE = 1 << 20
 MAX_FDS = 16
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
 _HIGH_FD = 100  # where received descriptors wait while 0, 1, 2... are being installed
 _REAP_EVERY_S = 0.05
 
@@ -143,12 +159,14 @@ class _Server:
         return {"errno": 22, "error": f"unknown op {op!r}"}
 
     def spawn(self, request: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        uid = request.get("uid")
+        home = make_home(None if uid is None else int(uid), str(request.get("family") or "worker"))
         report_read, report_write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the worker-to-be
             self.sock.detach()  # its descriptor is closed below; the object must never close a reused number
             os.close(report_read)
-            _become_worker(request, fds, report_write)
+            _become_worker(request, home, fds, report_write)
             run_python(list(request["argv"]), isolated=True)
         os.close(report_write)
         chunks = []
@@ -157,9 +175,10 @@ class _Server:
         os.close(report_read)
         if chunks:  # the set-up failed: the child has exited (reap() collects it)
             failure: dict[str, Any] = json.loads(b"".join(chunks))
+            _close_home(home)
             return failure
         self.workers.add(pid)
-        return {"pid": pid}
+        return {"pid": pid, "home": home}
 
     def reap(self) -> None:
         while True:
@@ -193,6 +212,13 @@ class _Server:
             self.wait(pid, 1.0)
 
 
+def _close_home(home: str) -> None:
+    try:
+        os.rmdir(home)  # empty: the worker never ran
+    except OSError:
+        pass
+
+
 def _close(fd: int) -> None:
     try:
         os.close(fd)
@@ -200,12 +226,12 @@ def _close(fd: int) -> None:
         pass
 
 
-def _become_worker(request: dict[str, Any], fds: Sequence[int], report_fd: int) -> None:
+def _become_worker(request: dict[str, Any], home: str, fds: Sequence[int], report_fd: int) -> None:
     """In the forked child: make it the process ``request`` asks for, as an exec would have,
     and close ``report_fd``; or write there why it could not, and exit."""
     report = fcntl.fcntl(report_fd, fcntl.F_DUPFD, _HIGH_FD + MAX_FDS)
     try:
-        _set_up(request, fds, report)
+        _set_up(request, home, fds, report)
     except BaseException as error:  # noqa: B036 - whatever stopped the set-up is reported
         number = error.errno if isinstance(error, OSError) and error.errno else 1
         try:
@@ -215,7 +241,7 @@ def _become_worker(request: dict[str, Any], fds: Sequence[int], report_fd: int) 
     os.close(report)  # end of file for the zygote: started
 
 
-def _set_up(request: dict[str, Any], fds: Sequence[int], report: int) -> None:
+def _set_up(request: dict[str, Any], home: str, fds: Sequence[int], report: int) -> None:
     """Order matters: everything that needs root (the cgroups, the OOM score, raising a
     limit) happens before the uid is dropped, and nothing of the grading is imported
     until the very end."""
@@ -237,7 +263,6 @@ def _set_up(request: dict[str, Any], fds: Sequence[int], report: int) -> None:
         io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding="utf-8", errors="backslashreplace",
         line_buffering=True)
     _default_signals()
-    os.chdir(request["cwd"])
     os.umask(0o022)
     if request.get("oom_score_adj") is not None:
         with open("/proc/self/oom_score_adj", "w") as file:  # the OOM killer takes this process first
@@ -250,14 +275,12 @@ def _set_up(request: dict[str, Any], fds: Sequence[int], report: int) -> None:
     _reseed(request["env"].get("OMP_NUM_THREADS", ""))  # while the installation is surely readable
     uid = request.get("uid")
     if uid is not None:
-        # All three uids non-zero: the kernel clears every capability, for good.
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
-        _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+        confine(int(uid))
+    os.chdir(home)  # as its owner: root here holds no CAP_DAC_OVERRIDE to enter another uid's 0700 folder
     _prctl(_PR_SET_DUMPABLE, 1)  # as after an exec: the worker may read its own /proc files
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in request["env"].items()})
+    os.environ.update(home_env(home, str(request.get("family") or "worker")))
 
 
 def _max_fd() -> int:
@@ -293,6 +316,140 @@ def _reseed(threads: str) -> None:
             torch.set_num_threads(int(threads))  # libgomp read its variable when torch was imported
 
 
+# -- confinement: what every untrusted process in a sandbox gets --------------------------
+
+
+def lent_uid(name: str, env: dict[str, str] | os._Environ[str] | None = None) -> int | None:
+    """The uid the host lent under environment variable ``name``, if it lent one."""
+    value = (os.environ if env is None else env).get(name, "")
+    return int(value) if value.isdigit() and 0 < int(value) < 2**31 else None
+
+
+def make_home(uid: int | None, family: str) -> str:
+    """A new folder for one process family: 0700, owned by ``uid``, in the temp folder.
+
+    Inside a sandbox the temp folder is /tmp, which only root may write (the bootstrap
+    makes it so), so a family's home is the one place its processes can write and no
+    other family's process ever reads. Its HOME, TMPDIR and every cache live there.
+    """
+    home = tempfile.mkdtemp(prefix=f"{family}-")
+    if uid is not None:
+        os.chown(home, uid, uid)
+    return home
+
+
+def home_env(home: str, user: str) -> dict[str, str]:
+    """What points a process's files at its home: caches (torch's inductor and triton, XDG)
+    follow HOME and TMPDIR, and USER names it where no passwd entry does."""
+    return {"HOME": home, "TMPDIR": home, "USER": user, "LOGNAME": user}
+
+
+def confine(uid: int) -> None:
+    """Become ``uid`` for good: no groups, no capabilities, no way back, and the syscall filter.
+
+    With real, effective and saved uids all non-zero the kernel clears every capability;
+    no_new_privs keeps a setuid binary or file capability from giving one back.
+    """
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    if filter_supported():
+        install_filter(filter_program())
+
+
+# The syscall filter. What Docker's default profile denies and matters for a program without
+# capabilities, and what would let a process leave something behind for a later one:
+# - the kernel keyrings: they follow the uid, not a namespace (a per-uid store outliving
+#   every process, and uid 0's would be the host root's);
+# - new namespaces (unshare, setns, clone with CLONE_NEW*; clone3 answers ENOSYS so that
+#   libc falls back to clone, whose flags we can read): no user namespace to gain
+#   capabilities in, which is the usual way into kernel bugs;
+# - System V IPC and POSIX message queues: objects that outlive the process that made them,
+#   so a worker that saw a hidden input could hand it to a later one;
+# - bpf, perf_event_open, userfaultfd, io_uring, kernel modules, kexec, file handles, mounts;
+# - any other ABI than x86_64 (i386 through int 0x80, x32): their numbers differ.
+# Classic BPF, built here so that no libseccomp is needed. The bubblewrap backend loads
+# the same program for its whole sandbox (``--seccomp``).
+AUDIT_ARCH_X86_64 = 0xC000003E
+X32_SYSCALL_BIT = 0x40000000
+RET_ALLOW = 0x7FFF0000
+RET_KILL_PROCESS = 0x80000000
+RET_ERRNO = 0x00050000
+_LD_W_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_OFFSET_NR, _OFFSET_ARCH, _OFFSET_ARG0 = 0, 4, 16
+DENIED_X86_64 = {
+    "add_key": 248, "request_key": 249, "keyctl": 250,
+    "unshare": 272, "setns": 308,
+    "shmget": 29, "semget": 64, "msgget": 68, "mq_open": 240,
+    "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
+    "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+    "init_module": 175, "finit_module": 313, "delete_module": 176,
+    "kexec_load": 246, "kexec_file_load": 320,
+    "open_by_handle_at": 304, "name_to_handle_at": 303,
+    "mount": 165, "umount2": 166, "pivot_root": 155, "swapon": 167, "swapoff": 168,
+    "acct": 163, "reboot": 169, "syslog": 103, "lookup_dcookie": 212,
+    "fsopen": 430, "fsconfig": 431, "fsmount": 432, "move_mount": 429, "open_tree": 428,
+}
+CLONE = 56
+CLONE3 = 435
+# CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET
+CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+
+
+def filter_supported() -> bool:
+    return os.uname().machine == "x86_64"
+
+
+def filter_program() -> bytes:
+    """The compiled filter (struct sock_filter[]): denied calls answer EPERM, clone3 ENOSYS."""
+    deny, enosys = "deny", "enosys"
+    code: list[tuple[int, int | str, int | str, int]] = [
+        (_LD_W_ABS, 0, 0, _OFFSET_ARCH),
+        (_JEQ, 0, "kill", AUDIT_ARCH_X86_64),
+        (_LD_W_ABS, 0, 0, _OFFSET_NR),
+        (_JGE, "kill", 0, X32_SYSCALL_BIT),
+        (_JEQ, enosys, 0, CLONE3),
+    ]
+    code += [(_JEQ, deny, 0, number) for number in sorted(DENIED_X86_64.values())]
+    code += [
+        (_JEQ, 0, "allow", CLONE),
+        (_LD_W_ABS, 0, 0, _OFFSET_ARG0),  # clone's flags (low 32 bits)
+        (_JSET, deny, "allow", CLONE_NEW_ANY),
+    ]
+    returns = {
+        "allow": (_RET, 0, 0, RET_ALLOW),
+        deny: (_RET, 0, 0, RET_ERRNO | 1),  # EPERM
+        enosys: (_RET, 0, 0, RET_ERRNO | 38),  # ENOSYS
+        "kill": (_RET, 0, 0, RET_KILL_PROCESS),
+    }
+    where = {label: len(code) + i for i, label in enumerate(returns)}
+    code += list(returns.values())
+
+    def offset(target: int | str, at: int) -> int:
+        if isinstance(target, int):
+            return target
+        jump = where[target] - at - 1
+        if not 0 <= jump < 256:
+            raise ValueError("seccomp jump out of range")
+        return jump
+
+    return b"".join(struct.pack("=HBBI", op, offset(jt, i), offset(jf, i), k) for i, (op, jt, jf, k) in enumerate(code))
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+def install_filter(program: bytes) -> None:
+    """Load ``program`` into this process (and everything it starts), for good; no_new_privs first."""
+    prog = _SockFprog(len(program) // 8, program)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"cannot load the syscall filter: {os.strerror(error)}")
+
+
 # -- running a Python program in this process ---------------------------------------------
 
 
@@ -316,6 +473,7 @@ def run_python(tail: list[str], isolated: bool = False) -> None:
     ``isolated`` as ``python3 -I``: nothing is added to sys.path for -c.
     """
     sys.dont_write_bytecode = True
+    tempfile.tempdir = None  # as in a fresh interpreter: the temp folder comes from this TMPDIR, not a cached one
     code = 0
     try:
         if tail[0] == "-c":
@@ -412,23 +570,24 @@ class Zygote:
         self,
         argv: Sequence[str],
         *,
-        cwd: str,
+        family: str,
         env: dict[str, str],
         fds: Sequence[int],
         uid: int | None = None,
         rlimits: Iterable[tuple[int, int, int]] = (),
         cgroup_procs: Iterable[str] = (),
         oom_score_adj: int | None = None,
-    ) -> int:
-        """A new worker running ``python3 ARGV``; its pid. ZygoteError (with the errno) when it cannot start."""
+    ) -> tuple[int, str]:
+        """A new worker running ``python3 ARGV`` in a new home of ``family``'s, confined to ``uid``:
+        its pid and its home. ZygoteError (with the errno) when it cannot start."""
         reply = self._ask({
-            "op": "spawn", "argv": list(argv), "cwd": cwd, "env": env, "uid": uid,
+            "op": "spawn", "argv": list(argv), "family": family, "env": env, "uid": uid,
             "rlimits": [list(r) for r in rlimits], "cgroup_procs": list(cgroup_procs),
             "oom_score_adj": oom_score_adj,
         }, fds)
         if "pid" not in reply:
             raise ZygoteError(int(reply.get("errno") or 1), str(reply.get("error", "the worker could not start")))
-        return int(reply["pid"])
+        return int(reply["pid"]), str(reply["home"])
 
     def wait(self, pid: int, timeout: float) -> Exit | None:
         """How worker ``pid`` ended, waiting up to ``timeout`` seconds; None while it runs."""

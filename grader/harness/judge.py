@@ -10,11 +10,19 @@ Inside the sandbox, started as ``python3 -m grader.harness`` in a folder holding
     out/                         the result channel: only the judge writes result.json here
 
 The judge reads the hidden files, starts the reference in one worker and the student in
-another (the uid the sandbox lent, no capabilities, own rlimits, the lent cgroup), calls
-into both, compares plain data, keeps the clock, and writes out/result.json. Nothing the
-student prints is parsed. Every row's message is a messages.Message; a hidden case only
-ever shows the fixed text of its kind of failure. Judge tracebacks go to the result's
-``operator_log`` (for the operators, never shown to students).
+another, calls into both, compares plain data, keeps the clock, and writes
+out/result.json, signed with the run's secret (which the sandbox handed to the judge
+alone). Neither worker holds privilege: the student runs as the uid the sandbox lent, the
+reference as its trusted twin, each confined by the zygote in a home of its own, with
+no capabilities; the student also under its own rlimits and the lent cgroup. Workers are
+sent their program's source; neither can read the hidden files.
+
+The order of the cases is the order of what the student may learn: visible checks, then
+the performance cases (timed in a process that has never been sent a hidden input, so
+its timings and answers can be shown), then the hidden checks, after which nothing the
+student's process does is shown but each hidden check's fixed text. Nothing the student
+prints is parsed. Every row's message is a messages.Message. Judge tracebacks go to the
+result's ``operator_log`` (for the operators, never shown to students).
 """
 from __future__ import annotations
 
@@ -54,10 +62,12 @@ from grader.harness.programs import (
     RemoteAttribute,
     log_for_operators,
     privileged,
+    reference_uid,
+    student_uid,
 )
 from grader.harness.wire import MAX_FRAME_BYTES
 from grader.harness.worker import HEAVY_MODULES
-from sandbox.zygote import PRELOADED_ENV
+from sandbox.zygote import PRELOADED_ENV, SECRET_FD_ENV
 
 if TYPE_CHECKING:
     from importlib.abc import Loader
@@ -94,21 +104,15 @@ class Judge:
     # -- setup ------------------------------------------------------------------------
 
     def prepare(self) -> None:
-        self.private = Path(tempfile.mkdtemp(prefix="judge-"))  # 0700, root: stdout files, reference cwd
-        self.lib = Path(tempfile.mkdtemp(prefix="lib-"))  # what the student may read: harness code, own file
-        self.home = Path(tempfile.mkdtemp(prefix="student-"))  # the student's cwd and only writable place
+        self.private = Path(tempfile.mkdtemp(prefix="judge-"))  # 0700, root: the reference's stdout files
+        self.lib = Path(tempfile.mkdtemp(prefix="lib-"))  # what the workers may read: the harness code
         shutil.copytree(
             self.root / "grader", self.lib / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        shutil.copyfile(self.root / contract.SUBMISSION_FILE, self.lib / "submission.py")
         for folder, _, files in os.walk(self.lib):
             os.chmod(folder, 0o755)
             for name in files:
                 os.chmod(os.path.join(folder, name), 0o644)
-        if self.isolated:
-            # The judge holds no CAP_CHOWN; the student is the only other uid in the sandbox,
-            # and the judge never reads from this folder, so world-writable is enough.
-            os.chmod(self.home, 0o777)
-        else:
+        if not self.isolated:
             self.notes.append(
                 "unisolated development mode: the student's code ran under the judge's own uid, "
                 "so it could read the hidden files; never use this mode for real submissions"
@@ -136,14 +140,14 @@ class Judge:
         limit = int(self.limits["output_bytes"])
         self.outputs = {"stdout": Capture(FEEDBACK_BYTES + 1, limit), "stderr": Capture(FEEDBACK_BYTES + 1, limit)}
         self.student_process = Process(
-            "student", self.lib / "submission.py", lib=self.lib, cwd=self.home,
-            env=dict(env, HOME=str(self.home), TMPDIR=str(self.home)),
-            as_student=True, rlimits=student_limits, stdout=self.outputs["stdout"], stderr=self.outputs["stderr"],
+            "student", self.root / contract.SUBMISSION_FILE, lib=self.lib, env=env,
+            uid=student_uid() if self.isolated else None, untrusted=True, rlimits=student_limits,
+            stdout=self.outputs["stdout"], stderr=self.outputs["stderr"],
             cgroups=family.join_files(), max_reply_bytes=min(memory, MAX_FRAME_BYTES),
         )
         self.reference_process = Process(
-            "reference", self.root / contract.SOLUTION_FILE, lib=self.lib, cwd=self.private,
-            env=dict(env, HOME=str(self.private)), as_student=False, rlimits={resource.RLIMIT_CORE: 0},
+            "reference", self.root / contract.SOLUTION_FILE, lib=self.lib, env=env,
+            uid=reference_uid() if self.isolated else None, untrusted=False, rlimits={resource.RLIMIT_CORE: 0},
             stdout=self.private / "reference.out", stderr=self.private / "reference.err",
         )
         self.student = Program("student", self.student_process, family)
@@ -161,11 +165,12 @@ class Judge:
         cases = list(api.CASES)
         for case in cases:
             case.visible = case.name in visible
-        # Visible cases first: once a hidden case starts, no more student output is shown.
+        # What the student may see first: once a hidden case starts, nothing more of what its
+        # process does is shown, so the timed cases run before any hidden input exists for it.
         return (
             [c for c in cases if c.visible and not c.is_perf]
-            + [c for c in cases if not c.visible and not c.is_perf]
             + [c for c in cases if c.is_perf]
+            + [c for c in cases if not c.visible and not c.is_perf]
         )
 
     # -- the run ----------------------------------------------------------------------
@@ -525,25 +530,37 @@ def _round(value: float) -> float | None:
 # --- the result channel -------------------------------------------------------------------
 
 
+def take_secret() -> bytes:
+    """The run's secret, read once from the descriptor the sandbox handed this process alone."""
+    fd = os.environ.pop(SECRET_FD_ENV, "")
+    if not fd.isdigit():
+        return b""  # a judge no sandbox started (tests, tools): its result proves nothing
+    with os.fdopen(int(fd), "rb") as pipe:
+        return pipe.read(4096)
+
+
 def reserve_result(out: Path) -> Path:
     """Take the result's pages up front, so that a student filling the disk cannot stop the result."""
     out.mkdir(exist_ok=True)
     os.chmod(out, 0o700)
     path = out / contract.RESULT_FILE
-    with open(path, "wb") as file:
-        file.write(b" " * contract.RESULT_MAX_BYTES)
+    for reserved, size in ((path, contract.RESULT_MAX_BYTES), (out / contract.RESULT_MAC_FILE, 64)):
+        with open(reserved, "wb") as file:
+            file.write(b" " * size)
     return path
 
 
-def write_result(path: Path, document: ResultDocument) -> None:
+def write_result(path: Path, document: ResultDocument, key: bytes) -> None:
     data = document.to_json()
-    with open(path, "r+b") as file:  # overwrite pages we already own
-        file.write(data)
-        file.truncate(len(data))
+    for target, content in ((path, data), (path.with_name(contract.RESULT_MAC_FILE), contract.result_mac(data, key))):
+        with open(target, "r+b") as file:  # overwrite pages we already own
+            file.write(content)
+            file.truncate(len(content))
 
 
 def main(argv: list[str]) -> int:
     """``python3 -m grader.harness OUT_DIR``: judge the bundle in the current folder, the result into OUT_DIR."""
+    key = take_secret()
     root = Path.cwd()
     result = reserve_result(root / argv[0])
     judge = None
@@ -562,5 +579,5 @@ def main(argv: list[str]) -> int:
         if judge is not None and hasattr(judge, "student"):
             judge.student.stop()
             judge.reference.stop()
-    write_result(result, document)
+    write_result(result, document, key)
     return 0

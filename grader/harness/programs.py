@@ -1,12 +1,14 @@
 """The judge's side of a worker: a process it starts, calls into, times, freezes and kills.
 
 The student's program runs under the uid the sandbox lent for it (unique on the host; see
-sandbox/delegation.py) with no capabilities (when the judge is root inside the sandbox), in
-its own folder, with its own rlimits, in the cgroup the sandbox lent (frozen and thawed as
-one, and capped in processes). Its stdout and stderr are pipes the judge reads: what was
-written cannot be taken back. The judge keeps the clock, the hidden files and the result
-channel; the student can only answer requests, and every reply is checked field by field
-before use.
+sandbox/delegation.py), the reference under that uid's trusted twin: both with no
+capabilities (when the judge is root inside the sandbox), each in a home of its own that
+the zygote makes (the only place it can write). The student also has its own rlimits and
+the cgroup the sandbox lent (frozen and thawed as one, and capped in processes). A worker
+is sent its program's source; it never reads the bundle. The student's stdout and stderr
+are pipes the judge reads: what was written cannot be taken back. The judge keeps the
+clock, the hidden files and the result channel; the student can only answer requests,
+and every reply is checked field by field before use.
 """
 from __future__ import annotations
 
@@ -28,11 +30,10 @@ from grader.harness import wire
 from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
 from grader.harness.messages import Message
 from grader.harness.worker import HEAVY_MODULES
-from sandbox.zygote import Exit, Zygote
+from sandbox.zygote import CHILD_CGROUP_ENV, CHILD_UID_ENV, TRUSTED_UID_ENV, Exit, Zygote, lent_uid
 
-CHILD_UID_ENV = "SANDBOX_CHILD_UID"  # sandbox/delegation.py: the uid lent for the student
-CHILD_CGROUP_ENV = "SANDBOX_CHILD_CGROUP"  # ...and the cgroup it may freeze, where there is one
 FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
+FALLBACK_TRUSTED_UID = 65533  # ...and a uid that is not the student's, for the reference
 FILE_SIZE_LIMIT = 16 * 2**20  # any file the student writes
 FREEZE_TIMEOUT_S = 5.0
 OPERATOR_LOG: list[str] = []  # judge tracebacks: for the operators, never shown to the student
@@ -54,8 +55,12 @@ def privileged() -> bool:
 
 def student_uid() -> int:
     """The uid the student runs as: the sandbox's lent uid, else nobody."""
-    value = os.environ.get(CHILD_UID_ENV, "")
-    return int(value) if value.isdigit() and 0 < int(value) < 2**31 else FALLBACK_UID
+    return lent_uid(CHILD_UID_ENV) or FALLBACK_UID
+
+
+def reference_uid() -> int:
+    """The uid the reference runs as: the lent uid's trusted twin. Never root: it needs none."""
+    return lent_uid(TRUSTED_UID_ENV) or FALLBACK_TRUSTED_UID
 
 
 @functools.cache
@@ -156,17 +161,17 @@ class Process:
         program: Path,
         *,
         lib: Path,
-        cwd: Path,
         env: dict[str, str],
-        as_student: bool,
+        uid: int | None,
+        untrusted: bool,
         rlimits: dict[int, int],
         stdout: Path | Capture,
         stderr: Path | Capture,
         cgroups: Sequence[str] = (),
         max_reply_bytes: int = wire.MAX_FRAME_BYTES,
     ):
-        self.side, self.program, self.lib, self.cwd, self.env = side, program, lib, cwd, env
-        self.as_student, self.rlimits = as_student, rlimits
+        self.side, self.program, self.lib, self.env = side, program, lib, env
+        self.uid, self.untrusted, self.rlimits = uid, untrusted, rlimits  # uid None: the judge's own
         self.stdout, self.stderr = stdout, stderr
         self.captures = [c for c in (stdout, stderr) if isinstance(c, Capture)]
         self.cgroups = list(cgroups)  # cgroup.procs files the new process joins before it drops its uid
@@ -180,19 +185,18 @@ class Process:
         self.reply_read, reply_write = os.pipe()
         out, err = (_open_output(target) for target in (self.stdout, self.stderr))
         stdin = os.open(os.devnull, os.O_RDONLY)
-        drop = self.as_student and privileged()
         try:
-            self._pid = zygote().spawn(
+            self._pid, self.home = zygote().spawn(
                 ["-c", _BOOT, str(self.lib), "3", "4"],
-                cwd=str(self.cwd),
+                family=self.side,
                 env=self.env,
                 fds=(stdin, out, err, request_read, reply_write),
-                uid=student_uid() if drop else None,
+                uid=self.uid,
                 # the student's CPU limit: SIGXCPU first, SIGKILL a second later
                 rlimits=[(which, value, value + 1 if which == resource.RLIMIT_CPU else value)
                          for which, value in self.rlimits.items()],
                 cgroup_procs=self.cgroups,  # joined while still root: the student can never move out
-                oom_score_adj=1000 if self.as_student else None,  # the OOM killer takes the student first
+                oom_score_adj=1000 if self.untrusted else None,  # the OOM killer takes the student first
             )
         except OSError:
             for fd in (self.request_write, self.reply_read):
@@ -520,8 +524,9 @@ class Program:
             reason = errno.errorcode.get(error.errno or 0, "OSError")
             raise ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.cannot_start", reason=reason)) from None
         self.loaded = False
+        source = self.process.program.read_bytes()  # read here, as root: the worker cannot read the bundle
         reply, _, elapsed = self._exchange(
-            {"op": "load", "path": str(self.process.program), "module": self.module_name}, [], timeout)
+            {"op": "load", "filename": f"{self.module_name}.py", "module": self.module_name}, [source], timeout)
         self.budget_s -= elapsed
         if not reply["ok"]:
             raise self._error(reply, syntax=reply.get("syntax") is True)

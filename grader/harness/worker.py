@@ -4,20 +4,21 @@ Runs in its own process. The student's worker runs under another uid with no cap
 everything in this process is the student's to change, so nothing it says is trusted: the
 judge rebuilds replies as plain data and compares them with values it computed elsewhere.
 
-Requests (judge -> worker): {"op": "load", "path", "module"} · {"op": "call", "obj", "name",
-"args", "kwargs", "digests"} · {"op": "release", "handles"}, each with a fresh random "id".
+Requests (judge -> worker): {"op": "load", "filename", "module"} with the program's source as
+its one blob · {"op": "call", "obj", "name", "args", "kwargs", "digests"} · {"op":
+"release", "handles"}, each with a fresh random "id".
 Replies: {"ok": true, "value"} or {"ok": false, "error": {"type", "message", "traceback",
 "line", "errno"}}, each with "re" set to the id of the request it answers: a reply
 written before its request arrived cannot name it.
 """
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
+import linecache
 import os
 import sys
 import traceback
-from typing import Any, BinaryIO, cast
+import types
+from typing import Any, BinaryIO
 
 from grader.harness import wire
 
@@ -57,7 +58,7 @@ class Worker:
 
     def handle(self, op: Any, request: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         if op == "load":
-            return self.load(str(request["path"]), str(request["module"]))
+            return self.load(blobs[0], str(request["filename"]), str(request["module"]))
         if op in ("call", "apply"):
             return self.call(request, blobs)
         if op == "release":
@@ -67,18 +68,19 @@ class Worker:
             return {"ok": True, "value": None}, []
         raise ValueError(f"unknown request {op!r}")
 
-    def load(self, path: str, module_name: str) -> tuple[dict[str, Any], list[bytes]]:
-        self.program_path = os.path.abspath(path)
-        with open(path, "rb") as file:
-            source = file.read()
+    def load(self, source: bytes, filename: str, module_name: str) -> tuple[dict[str, Any], list[bytes]]:
+        """Run the program the judge sent as module ``module_name``, its frames named ``filename``."""
+        self.program_path = filename
         try:
-            code = compile(source, self.program_path, "exec")
+            code = compile(source, filename, "exec")
         except (SyntaxError, ValueError) as error:
             return {"ok": False, "error": self.describe(error), "syntax": True}, []
-        # a .py path always has a spec
-        spec = cast(importlib.machinery.ModuleSpec, importlib.util.spec_from_file_location(module_name, path))
-        module = importlib.util.module_from_spec(spec)
-        module.__file__ = path
+        # Its lines for tracebacks and inspect.getsource, as if the file were here (mtime None:
+        # linecache never drops the entry for a file it cannot find).
+        lines = source.decode("utf-8", "replace").splitlines(keepends=True)
+        linecache.cache[filename] = (len(source), None, lines, filename)
+        module = types.ModuleType(module_name)
+        module.__file__ = filename
         sys.modules[module_name] = module
         exec(code, module.__dict__)
         self.objects[0] = module
@@ -150,9 +152,8 @@ class Worker:
 
     def describe(self, error: BaseException) -> dict[str, Any]:
         """The error as the student should see it: their own frames only."""
-        frames = [f for f in traceback.extract_tb(error.__traceback__)
-                  if os.path.abspath(f.filename) == self.program_path]
-        name = os.path.basename(self.program_path) or "program"
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == self.program_path]
+        name = self.program_path or "program"
         lines = [f'  File "{name}", line {f.lineno}, in {f.name}\n' + (f"    {f.line}\n" if f.line else "")
                  for f in frames]
         if isinstance(error, SyntaxError):

@@ -3,10 +3,13 @@
     verdict = grade(load_exercise("exercises/coding/static-graph-executor"), code, get_sandbox("local"))
 
 The judge inside the sandbox owns the result channel (``out/result.json``), which the
-student's process cannot write. So a missing result is either a limit the sandbox enforced
-on the whole run (the student's doing: TIME_LIMIT, MEMORY_LIMIT, OUTPUT_LIMIT) or our own
-fault (INTERNAL_ERROR, retried). What the judge and this module agree on is in
-grader/contract.py.
+student's process cannot write, and signs what it writes with a secret made for this run
+alone, which the sandbox hands to the judge and to no other process. A result that does
+not carry the judge's signature is never a verdict, whatever it says: the operators are
+alarmed and the run is retried (INTERNAL_ERROR). A missing result is either a limit the
+sandbox enforced on the whole run (the student's doing: TIME_LIMIT, MEMORY_LIMIT,
+OUTPUT_LIMIT) or our own fault (INTERNAL_ERROR, retried). What the judge and this module
+agree on is in grader/contract.py.
 """
 from __future__ import annotations
 
@@ -42,10 +45,12 @@ def grade(
     # A sandbox in unisolated development mode cannot give the judge a second uid; the judge
     # is told, runs the student under its own uid, and the verdict carries a note.
     env = {contract.UNISOLATED_ENV: "1"} if getattr(sandbox, "unisolated", False) else {}
-    options = RunOptions(gpus=1 if exercise.gpu else None, env=env, preload=exercise.preload, zygote=True)
+    key = secrets.token_bytes(32)
+    options = RunOptions(gpus=1 if exercise.gpu else None, env=env, preload=exercise.preload, trusted=True,
+                         secret=key)
     bundle = bundle_for(exercise, code, seed, measure_fully=measure_fully)
     outcome = sandbox.run(bundle, argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options)
-    return verdict_from(outcome, exercise)
+    return verdict_from(outcome, exercise, key)
 
 
 def bundle_for(exercise: ExerciseSpec, code: str, seed: int, *, measure_fully: bool = False) -> dict[str, bytes]:
@@ -99,8 +104,11 @@ def sandbox_limits(exercise: ExerciseSpec) -> Limits:
     )
 
 
-def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
-    """Map what the sandbox reported, and the judge's result document, to a verdict."""
+def verdict_from(outcome: Outcome, exercise: ExerciseSpec, key: bytes) -> Verdict:
+    """Map what the sandbox reported, and the judge's result document, to a verdict.
+
+    ``key`` is the secret the judge signed the document with; a document it does not
+    prove is an alarm for the operators, never a verdict."""
     common: dict[str, Any] = {
         "usage": Usage(
             wall_s=round(outcome.wall_s, 3), cpu_s=round(outcome.cpu_s, 3), max_rss_bytes=outcome.max_rss_bytes
@@ -111,6 +119,11 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec) -> Verdict:
     notes = list(outcome.notes)
     raw = outcome.files.get(f"{OUTPUT_DIR}/{contract.RESULT_FILE}")
     document, problem = None, "no result file"
+    if raw is not None and not contract.proves_judge(raw, outcome.files.get(f"{OUTPUT_DIR}/{contract.RESULT_MAC_FILE}"),
+                                                     key):
+        log.critical("ALARM: exercise %s: a result file that the judge did not sign; not a verdict, retried",
+                     exercise.id)
+        return Verdict.internal_error("the result was not signed by the judge", notes=notes, **common)
     if raw is not None:
         try:
             document = ResultDocument.from_json(raw)

@@ -22,7 +22,7 @@ DRAWS_PER_QUESTION = 3
 SNIPPET_TIMEOUT_S = 60
 
 RUNNER = r'''
-import json, os, signal, sys, traceback
+import json, os, signal, sys, tempfile, traceback
 try:
     # Once here, so that each snippet's fork starts with them imported: the compiler stack
     # alone takes seconds to import, and many snippets compile or export.
@@ -33,7 +33,7 @@ except Exception:
 names = sorted(os.listdir("snippets"), key=lambda n: int(n.split(".")[0]))
 results = {}
 for name in names:
-    out_path, err_path = f"/tmp/{name}.out", f"/tmp/{name}.err"
+    out_path, err_path = (os.path.join(tempfile.gettempdir(), f"{name}.{stream}") for stream in ("out", "err"))
     sys.stdout.flush(); sys.stderr.flush()
     pid = os.fork()
     if pid == 0:

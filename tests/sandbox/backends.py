@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import DEFAULT_IMAGE, Limits, Sandbox, SandboxUnavailable, docker_available, get_sandbox
+from sandbox import DEFAULT_IMAGE, Limits, RunOptions, Sandbox, SandboxUnavailable, docker_available, get_sandbox
 
 BACKENDS = ["docker-runc", "docker-runsc", "local"]
 # Small limits keep the hostile programs cheap on a 2-core machine.
@@ -58,9 +58,9 @@ def sandbox(request, requires) -> Sandbox:
     return backend_sandbox(request.param, requires)
 
 
-def python(sandbox: Sandbox, code: str, limits: Limits = SMALL, files=None):
-    """Run ``python3 -c code`` in the sandbox."""
-    return sandbox.run(files or {}, ["python3", "-c", code], limits)
+def python(sandbox: Sandbox, code: str, limits: Limits = SMALL, files=None, options: RunOptions | None = None):
+    """Run ``python3 -c code`` in the sandbox: an untrusted program, unless ``options`` say trusted."""
+    return sandbox.run(files or {}, ["python3", "-c", code], limits, options)
 
 
 INTERPRETER_UNDER_TMP = sorted(
@@ -69,10 +69,14 @@ INTERPRETER_UNDER_TMP = sorted(
 
 
 def assert_next_run_is_clean(sandbox: Sandbox) -> None:
-    """A fresh run after a hostile one works and finds nothing the hostile one left."""
-    outcome = python(sandbox, "import os; print(sorted(os.listdir('/tmp')), os.listdir('.'), os.listdir('out'))")
+    """A fresh run after a hostile one works and finds nothing the hostile one left: not in its
+    home, its folder or /tmp (which the trusted side alone may list)."""
+    outcome = python(sandbox, "import os; print(sorted(os.listdir('/tmp')), os.listdir('.'), os.listdir('out'))",
+                     options=RunOptions(trusted=True))
     assert (outcome.status, outcome.exit_code) == ("ok", 0), outcome
     # The local backend binds the worker's own Python read-only, which shows in /tmp when
     # the worker was installed there (a CI clone under /tmp, say); nothing else may.
     expected_tmp = INTERPRETER_UNDER_TMP if outcome.backend == "local" else []
     assert outcome.stdout == f"{expected_tmp} ['out'] []\n".encode(), outcome.stdout
+    untrusted = python(sandbox, "import os; print(os.listdir(os.environ['HOME']), os.listdir('.'), os.listdir('out'))")
+    assert untrusted.stdout == b"[] ['out'] []\n", untrusted

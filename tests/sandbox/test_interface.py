@@ -6,6 +6,7 @@ import dataclasses
 import pytest
 
 from sandbox import OUTPUT_DIR, Limits, RunOptions, get_sandbox
+from sandbox.delegation import UID_RANGE
 from tests.sandbox.backends import SMALL, sandbox  # noqa: F401  (fixture)
 
 TORCH_LIMITS = dataclasses.replace(SMALL, cpu_s=20.0, wall_s=30.0, memory_mb=768)
@@ -45,27 +46,48 @@ def test_streams_are_capped_and_flagged(sandbox):
 
 
 def test_environment_is_only_what_the_run_asks_for(sandbox):
-    outcome = sandbox.run({}, ["sh", "-c", "echo $GRAPHDOJO_SEED; echo ${HOME:-none}"], SMALL,
-                          RunOptions(env={"GRAPHDOJO_SEED": "1234"}))
-    assert outcome.stdout.split() == [b"1234", b"/tmp"]
+    outcome = sandbox.run({}, ["sh", "-c", "echo $GRAPHDOJO_SEED; echo ${HOME:-none}; echo ${SANDBOX_SECRET_FD:-none}"],
+                          SMALL, RunOptions(env={"GRAPHDOJO_SEED": "1234"}))
+    seed, home, secret_fd = outcome.stdout.decode().split()
+    assert seed == "1234" and home.startswith("/tmp/program-") and secret_fd == "none"
 
 
-def test_judge_contract_uid_0_with_only_setuid_setgid_kill(sandbox):
-    """The in-sandbox judge starts as uid 0 holding CAP_SETUID, CAP_SETGID and CAP_KILL only."""
-    program = r"""
+CONTRACT_PROBE = r"""
 import ctypes, os
 status = dict(line.split(':\t', 1) for line in open('/proc/self/status').read().splitlines() if ':\t' in line)
 no_new_privs = ctypes.CDLL(None).prctl(39, 0, 0, 0, 0)  # PR_GET_NO_NEW_PRIVS
-print(os.getuid(), os.getgid(), status['CapEff'].strip(), no_new_privs)
+print(os.getuid(), os.getgid(), status['CapEff'].strip(), no_new_privs, status['Seccomp'].strip())
 print(oct(os.stat('.').st_mode & 0o777), oct(os.stat('secret.py').st_mode & 0o777), os.stat('secret.py').st_uid)
 print(oct(os.stat('out').st_mode & 0o777), os.stat('out').st_uid, os.getcwd() == os.path.dirname(os.path.abspath('secret.py')))
+fd = os.environ.get('SANDBOX_SECRET_FD')
+print(os.read(int(fd), 100).hex() if fd else 'no secret', oct(os.stat('/tmp').st_mode & 0o777), os.stat('/tmp').st_uid)
 """
-    outcome = sandbox.run({"secret.py": b"ANSWER = 42", "main.py": program.encode()}, ["python3", "main.py"], SMALL)
+
+
+def test_a_trusted_program_is_uid_0_with_four_capabilities_and_alone_gets_the_secret(sandbox):
+    """The in-sandbox judge starts as uid 0 holding CAP_SETUID, CAP_SETGID, CAP_KILL and CAP_CHOWN only,
+    reads the run's secret from its own pipe, and finds /tmp writable by root alone."""
+    outcome = sandbox.run({"secret.py": b"ANSWER = 42", "main.py": CONTRACT_PROBE.encode()}, ["python3", "main.py"],
+                          SMALL, RunOptions(trusted=True, secret=b"\x2a\x2b"))
     assert (outcome.status, outcome.exit_code) == ("ok", 0), outcome
     lines = outcome.stdout.decode().splitlines()
-    assert lines[0] == "0 0 00000000000000e0 1"  # bits 5, 6, 7: CAP_KILL, CAP_SETGID, CAP_SETUID
+    assert lines[0].split()[:4] == ["0", "0", "00000000000000e1", "1"]  # bits 0, 5, 6, 7: CHOWN, KILL, SETGID, SETUID
     assert lines[1] == "0o700 0o600 0"
     assert lines[2] == "0o700 0 True"
+    assert lines[3] == "2a2b 0o711 0"
+
+
+def test_any_other_program_runs_as_the_lent_uid_with_nothing_to_gain(sandbox):
+    """Not trusted: the lent uid, no capability, no way back, the syscall filter; its files its own; no secret."""
+    outcome = sandbox.run({"secret.py": b"ANSWER = 42", "main.py": CONTRACT_PROBE.encode()}, ["python3", "main.py"],
+                          SMALL, RunOptions(secret=b"\x2a\x2b"))
+    assert (outcome.status, outcome.exit_code) == ("ok", 0), outcome
+    lines = outcome.stdout.decode().splitlines()
+    uid, gid, caps, no_new_privs, seccomp = lines[0].split()
+    assert int(uid) in UID_RANGE and gid == uid and caps == "0000000000000000" and no_new_privs == "1"
+    assert seccomp == "2", seccomp  # SECCOMP_MODE_FILTER
+    assert lines[1] == f"0o700 0o600 {uid}" and lines[2] == f"0o700 {uid} True"
+    assert lines[3] == "no secret 0o711 0"
 
 
 def test_the_judge_can_drop_to_65534_and_then_cannot_read_the_files(sandbox):
@@ -90,14 +112,15 @@ os.read(ready, 1)
 os.kill(child, signal.SIGKILL)  # the judge stops its child: what CAP_KILL is kept for
 print('child', os.waitpid(child, 0)[1] & 0x7f)
 """
-    outcome = sandbox.run({"secret.py": b"ANSWER = 42", "main.py": program.encode()}, ["python3", "main.py"], SMALL)
+    outcome = sandbox.run({"secret.py": b"ANSWER = 42", "main.py": program.encode()}, ["python3", "main.py"], SMALL,
+                          RunOptions(trusted=True))
     assert outcome.status == "ok", outcome
     assert outcome.stdout.decode().split("\n")[:3] == ["secret hidden", "cannot regain root", "child 9"]
 
 
 def test_every_run_is_fresh(sandbox):
-    look = "import os; print(sorted(os.listdir('/tmp')), sorted(os.listdir('.')))"
-    write = "for p in ('/tmp/left', 'left'):\n    open(p, 'w').write('left')\n" + look
+    look = "import os; print(sorted(os.listdir(os.environ['HOME'])), sorted(os.listdir('.')))"
+    write = "import os\nfor p in (os.path.join(os.environ['HOME'], 'left'), 'left'):\n    open(p, 'w').write('left')\n" + look
     first = sandbox.run({}, ["python3", "-c", write], SMALL)
     assert (first.status, first.exit_code) == ("ok", 0), first
     assert first.stdout.count(b"'left'") == 2  # both files were really written, so the next run could see them

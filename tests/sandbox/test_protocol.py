@@ -47,9 +47,16 @@ def test_a_job_reads_back_as_it_was_sent():
     job, tar = read_job(reader(encode_job(files, ["python3", "main.py"], LIMITS, {"A": "1"}, "/job", {"nproc": 7})))
     assert job == {"argv": ["python3", "main.py"], "env": {"A": "1"}, "workdir": "/job",
                    "limits": {"cpu_s": 5, "wall_s": 10, "output_bytes": 1000, "files_bytes": 100,
-                              "file_bytes": LIMITS.tmpfs_mb * 2**20, "nproc": 7}, "zygote": False}
+                              "file_bytes": LIMITS.tmpfs_mb * 2**20, "nproc": 7}, "trusted": False}
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
         assert {m.name: archive.extractfile(m).read() for m in archive} == files
+
+
+def test_only_a_trusted_job_carries_the_secret():
+    trusted, _ = read_job(reader(encode_job({}, ["python3"], LIMITS, {}, "/job", trusted=True, secret=b"\x01\xff")))
+    assert (trusted["trusted"], trusted["secret"]) == (True, "01ff")
+    untrusted, _ = read_job(reader(encode_job({}, ["python3"], LIMITS, {}, "/job", secret=b"\x01\xff")))
+    assert "secret" not in untrusted and untrusted["trusted"] is False
 
 
 def test_a_report_splits_into_its_parts():

@@ -1,11 +1,11 @@
-"""sandbox/seccomp.py: the filter, loaded into a real process, denies what it says and allows the rest."""
+"""The syscall filter (sandbox/zygote.py), loaded into a real process, denies what it says and allows the rest."""
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
 
-from sandbox import seccomp
+from sandbox import zygote as seccomp
 
 # Loads the filter (no_new_privs first, as bwrap does), then tries each call by number.
 PROBE = r"""
@@ -26,6 +26,8 @@ results = {
     "clone3": errno_of(435, 0, 0),
     "bpf": errno_of(321, 0, 0, 0),
     "mount": errno_of(165, 0, 0, 0, 0, 0),
+    "shmget": errno_of(29, 0, 4096, 0o1600),
+    "mq_open": errno_of(240, b"/q", 0o100, 0o600, 0),
     "getpid": errno_of(39),
 }
 pid = os.fork()  # clone without CLONE_NEW* flags stays allowed
@@ -43,13 +45,14 @@ def test_the_program_is_whole_instructions_with_jumps_in_range():
 
 
 def test_a_process_under_the_filter_is_denied_exactly_what_it_names(requires):
-    requires("x86_64, where the filter applies", seccomp.supported(), "run on x86_64")
+    requires("x86_64, where the filter applies", seccomp.filter_supported(), "run on x86_64")
     done = subprocess.run([sys.executable, "-I", "-c", PROBE], input=seccomp.filter_program(),
                           capture_output=True, timeout=30)
     assert done.returncode == 0, done.stderr.decode()
     results = json.loads(done.stdout)
     eperm, enosys = 1, 38
     assert results == {"unshare_user": eperm, "keyctl": eperm, "clone3": enosys, "bpf": eperm, "mount": eperm,
+                       "shmget": eperm, "mq_open": eperm,
                        "getpid": 0, "fork": 7}
 
 

@@ -41,8 +41,8 @@ def spawn(zygote: Zygote, tmp_path, code: str, **options):
     extra_read, extra_write = os.pipe()
     stdin = os.open(os.devnull, os.O_RDONLY)
     try:
-        pid = zygote.spawn(["-c", code, "an-argument"], cwd=str(tmp_path), env={"ONLY": "this"},
-                           fds=(stdin, out_write, out_write, extra_write), **options)
+        pid, _ = zygote.spawn(["-c", code, "an-argument"], family="tester", env={"ONLY": "this"},
+                              fds=(stdin, out_write, out_write, extra_write), **options)
     finally:
         for fd in (stdin, out_write, extra_write):
             os.close(fd)
@@ -54,8 +54,9 @@ def test_a_worker_starts_as_a_fresh_interpreter_would(zygote, tmp_path):
     pid, out, extra = spawn(zygote, tmp_path, REPORT)
     report = json.loads(out)
     assert report["argv"] == ["-c", "an-argument"]
-    assert report["cwd"] == str(tmp_path)
-    assert report["env"] == {"ONLY": "this"}
+    home = report["cwd"]  # a new folder of its own, where its files go
+    assert os.path.basename(home).startswith("tester-") and os.stat(home).st_mode & 0o777 == 0o700
+    assert report["env"] == {"ONLY": "this", "HOME": home, "TMPDIR": home, "USER": "tester", "LOGNAME": "tester"}
     assert report["fds"] == [0, 1, 2, 3, 4]  # 4 is the listing's own descriptor: the zygote's socket is gone
     assert report["sigterm"] and report["sigpipe_ignored"] and report["mask"] == []
     assert report["session"] and report["main"] == "__main__"
@@ -79,7 +80,7 @@ def test_the_exit_status_and_usage_come_back(zygote, tmp_path):
 
 def test_a_running_worker_has_no_status_yet(zygote, tmp_path):
     out_read, out_write = os.pipe()
-    pid = zygote.spawn(["-c", "import time; time.sleep(30)"], cwd=str(tmp_path), env={}, fds=(out_write,) * 3)
+    pid, _ = zygote.spawn(["-c", "import time; time.sleep(30)"], family="tester", env={}, fds=(out_write,) * 3)
     os.close(out_write)
     os.close(out_read)
     assert zygote.wait(pid, 0.2) is None
@@ -90,28 +91,33 @@ def test_a_running_worker_has_no_status_yet(zygote, tmp_path):
 def test_limits_and_the_uid_are_taken_before_the_program_runs(zygote, tmp_path):
     if os.geteuid() != 0:
         pytest.skip("switching uids needs root (CI and the sandboxes run as root)")
-    os.chmod(tmp_path, 0o777)
     import resource
 
     # Only modules the zygote holds: this host's Python may live where uid 65534 cannot read.
-    code = ("import os, resource\nprint(os.getuid(), os.getgid(), os.getgroups(), "
-            "resource.getrlimit(resource.RLIMIT_NOFILE)[0], open('/proc/self/oom_score_adj').read().strip())")
+    code = ("import os, resource\nstatus = open('/proc/self/status').read()\n"
+            "caps = [l.split()[1] for l in status.splitlines() if l.startswith(('CapEff', 'NoNewPrivs', 'Seccomp:'))]\n"
+            "home = os.stat(os.getcwd())\n"
+            "print(os.getuid(), os.getgid(), os.getgroups(), resource.getrlimit(resource.RLIMIT_NOFILE)[0], "
+            "open('/proc/self/oom_score_adj').read().strip(), *caps, home.st_uid, oct(home.st_mode & 0o777))")
     pid, out, _ = spawn(zygote, tmp_path, code, uid=65534, rlimits=[(resource.RLIMIT_NOFILE, 64, 64)],
                         oom_score_adj=1000)
-    assert out.decode().split() == ["65534", "65534", "[]", "64", "1000"]
+    # no capability, no way back, the syscall filter; a home of its own
+    assert out.decode().split() == ["65534", "65534", "[]", "64", "1000", "0000000000000000", "1", "2",
+                                    "65534", "0o700"]
     zygote.wait(pid, 10)
 
 
 def test_a_worker_that_cannot_be_set_up_is_an_error_with_its_errno(zygote, tmp_path):
     with pytest.raises(ZygoteError) as raised:
-        zygote.spawn(["-c", "pass"], cwd=str(tmp_path / "missing"), env={}, fds=())
-    assert raised.value.errno == 2  # ENOENT: the folder
-    assert zygote.spawn(["-c", "pass"], cwd=str(tmp_path), env={}, fds=()) > 0  # and it still serves
+        zygote.spawn(["-c", "pass"], family="tester", env={}, fds=(),
+                     cgroup_procs=[str(tmp_path / "missing" / "cgroup.procs")])
+    assert raised.value.errno == 2  # ENOENT: the cgroup
+    assert zygote.spawn(["-c", "pass"], family="tester", env={}, fds=())[0] > 0  # and it still serves
 
 
 def test_closing_the_socket_ends_the_zygote_and_its_workers(tmp_path):
     own = Zygote.launch()
-    pid = own.spawn(["-c", "import time; time.sleep(60)"], cwd=str(tmp_path), env={}, fds=())
+    pid, _ = own.spawn(["-c", "import time; time.sleep(60)"], family="tester", env={}, fds=())
     own.close()  # waits for the zygote to exit
     time.sleep(0.2)
     with pytest.raises(ProcessLookupError):

@@ -307,8 +307,10 @@ def test_a_process_hog_does_not_stop_another_sandboxs_grading(tmp_path, sandbox)
 # --- 6. escaping the freeze ------------------------------------------------------------------
 
 # The baseline raises a flag while it is timed; a helper that keeps replacing itself (fork,
-# exit) watches for it. Frozen as one, the student can never see the flag.
-FLAG = "/tmp/graphdojo-baseline-running"
+# exit) watches for it. Frozen as one, the student can never see the flag. Nothing writable
+# is shared between the two families any more, so the flag is an abstract unix socket,
+# which every process of the sandbox can try to reach.
+FLAG = "\0graphdojo-baseline-running"
 FREEZE_CHECKS = CHECKS.split("@perf")[0] + """
 @perf(points=1)
 def never_sees_the_baseline(student, reference, rng):
@@ -323,28 +325,31 @@ at_most = 3.0
 budget_s = 2
 """
 FREEZE_SOLUTION = SOLUTION + f"""
-import os
+import socket
 
 def flagged_work():
-    with open({FLAG!r}, "w") as flag:
-        flag.write("1")
-    os.chmod({FLAG!r}, 0o644)
-    work(0)
-    work(0)
-    os.remove({FLAG!r})
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as flag:
+        flag.bind({FLAG!r})
+        flag.listen()
+        work(0)
+        work(0)
     return False
 
 def saw_it():
     return False
 """
 ESCAPER = SOLUTION + f"""
-import os, time
+import os, socket, time
 _SEEN = os.path.join(os.getcwd(), "seen")
 
 def _helper():
     while True:
-        if os.path.exists({FLAG!r}):
-            open(_SEEN, "w").close()
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.connect({FLAG!r})
+                open(_SEEN, "w").close()
+        except OSError:
+            pass
         try:
             pid = os.fork()
         except OSError:

@@ -1,7 +1,9 @@
 """Hostile programs that try to reach beyond the sandbox, on docker-runc, docker-runsc and local.
 
-The program runs as the in-sandbox judge would (uid 0, CAP_SETUID/SETGID/KILL only); where
-a test says "as 65534" it first drops there, as the judge does for student code.
+The program runs as every untrusted program does (the lent uid, no capabilities, the syscall
+filter). Where a test needs the trusted judge's view it runs trusted (uid 0 with
+CAP_SETUID/SETGID/KILL/CHOWN only), and where it then says "as 65534" it first drops there,
+as the judge's zygote does for student code.
 """
 from __future__ import annotations
 
@@ -15,7 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from sandbox import RunOptions
 from tests.sandbox.backends import SMALL, assert_next_run_is_clean, python, sandbox  # noqa: F401
+
+TRUSTED = RunOptions(trusted=True)
 
 DROP_TO_NOBODY = "import os\nos.setgroups([]); os.setgid(65534); os.setuid(65534)\n"
 
@@ -171,9 +176,15 @@ print(results, os.getuid(), os.geteuid())
     # Three programs started after Python: on gVisor that costs about 2 CPU-s (its kernel's
     # time is charged to the run), SMALL's whole allowance; this test is about root, not time.
     roomy = dataclasses.replace(SMALL, cpu_s=10.0, wall_s=20.0)
-    outcome = python(sandbox, plant + "exec(open('drop.py').read())", limits=roomy, files={"drop.py": program.encode()})
+    outcome = python(sandbox, plant + "exec(open('drop.py').read())", limits=roomy, files={"drop.py": program.encode()},
+                     options=TRUSTED)
     assert outcome.status == "ok", outcome
     assert outcome.stdout.strip() == b"[] 65534 65534"
+    # An untrusted program starts where the dropped one ended, and gets no further.
+    untrusted = python(sandbox, program.replace(DROP_TO_NOBODY, "import os\n"), limits=roomy)
+    assert untrusted.status == "ok", untrusted
+    results, uid, euid = untrusted.stdout.decode().strip().rsplit(" ", 2)
+    assert results == "[]" and uid == euid != "0"
 
 
 def test_ptrace_of_another_process_is_refused(sandbox):
@@ -190,7 +201,7 @@ if child == 0:
 results['judge from nobody'] = os.waitpid(child, 0)[1]
 print(results)
 """
-    outcome = python(sandbox, program)
+    outcome = python(sandbox, program, options=TRUSTED)
     assert outcome.status == "ok", outcome
     assert outcome.stdout == b"{'supervisor': -1, 'judge from nobody': 0}\n"
 

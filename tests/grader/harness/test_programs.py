@@ -42,8 +42,8 @@ def fails():
 def start(tmp_path: Path, source: str = PROGRAM, rlimits: dict[int, int] | None = None) -> Program:
     program = tmp_path / "program.py"
     program.write_text(source)
-    process = Process("student", program, lib=REPO, cwd=tmp_path, env={"PATH": os.environ["PATH"]},
-                      as_student=False, rlimits=rlimits or {}, stdout=tmp_path / "out", stderr=tmp_path / "err")
+    process = Process("student", program, lib=REPO, env={"PATH": os.environ["PATH"]}, uid=None, untrusted=False,
+                      rlimits=rlimits or {}, stdout=tmp_path / "out", stderr=tmp_path / "err")
     side = Program("student", process, None)
     side.budget_s = 60.0  # the judge sets each phase's budget; calls past it are a time limit
     side.start(timeout=60)

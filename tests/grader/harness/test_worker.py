@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -32,9 +31,7 @@ def make(value):
 class Channel:
     """A worker serving in a thread, over two real pipes."""
 
-    def __init__(self, tmp_path: Path, source: str, module: str):
-        program = tmp_path / "program.py"
-        program.write_text(source)
+    def __init__(self, source: str, module: str):
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         self.requests = os.fdopen(request_write, "wb")
@@ -43,10 +40,10 @@ class Channel:
         self.worker = Worker(os.fdopen(request_read, "rb"), os.fdopen(reply_write, "wb"), ["numpy", "torch"])
         self.thread = threading.Thread(target=self.worker.serve, daemon=True)
         self.thread.start()
-        self.load = self.ask({"op": "load", "path": str(program), "module": module})
+        self.load = self.ask({"op": "load", "filename": "program.py", "module": module}, [source.encode()])
 
-    def ask(self, header: dict) -> dict:
-        wire.write_frame(self.requests, header, [])
+    def ask(self, header: dict, blobs: list[bytes] = ()) -> dict:
+        wire.write_frame(self.requests, header, list(blobs))
         reply, blobs = wire.read_frame(self.replies)
         reply.pop("blobs")
         return wire.Decoder(blobs, handle=lambda tag: tag).decode(reply)
@@ -61,7 +58,7 @@ class Channel:
 
 @pytest.fixture
 def channel(tmp_path, request):
-    channel = Channel(tmp_path, PROGRAM, f"worker_test_{request.node.name}")
+    channel = Channel(PROGRAM, f"worker_test_{request.node.name}")
     yield channel
     channel.close()
 
@@ -97,8 +94,8 @@ def test_an_error_shows_the_students_frames_only(channel):
     assert error["line"] == 12
 
 
-def test_a_syntax_error_is_reported_as_such(tmp_path, request):
-    channel = Channel(tmp_path, "def add(a, b)\n    return a\n", f"worker_test_{request.node.name}")
+def test_a_syntax_error_is_reported_as_such(request):
+    channel = Channel("def add(a, b)\n    return a\n", f"worker_test_{request.node.name}")
     try:
         assert channel.load["ok"] is False and channel.load["syntax"] is True
         assert "program.py, line 1" in channel.load["error"]["message"]

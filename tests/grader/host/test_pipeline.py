@@ -29,10 +29,18 @@ def sandbox(request, requires):
     return grading_sandbox(request.param, requires)
 
 
-def outcome(status="ok", files=None, **fields) -> Outcome:
+KEY = b"the run's secret"
+
+
+def outcome(status="ok", files=None, key=KEY, **fields) -> Outcome:
+    """A sandbox's outcome; a result file in ``files`` comes signed with ``key`` (None: unsigned)."""
     defaults = dict(exit_code=0, signal=None, stdout=b"", stderr=b"", stdout_truncated=False, stderr_truncated=False,
                     files_truncated=False, wall_s=1.0, cpu_s=0.5, max_rss_bytes=1 << 20, backend="local")
-    return Outcome(status=status, files=files or {}, **{**defaults, **fields})
+    files = dict(files or {})
+    result = files.get(f"out/{contract.RESULT_FILE}")
+    if result is not None and key is not None:
+        files[f"out/{contract.RESULT_MAC_FILE}"] = contract.result_mac(result, key)
+    return Outcome(status=status, files=files, **{**defaults, **fields})
 
 
 def test_the_reference_solution_is_accepted(exercise, sandbox):
@@ -98,12 +106,12 @@ def test_the_engines_ship_only_with_an_exercise_that_imports_them(tmp_path, exer
 
 
 def test_a_missing_result_after_a_timeout_is_the_students_time_limit(exercise):
-    verdict = verdict_from(outcome("timeout", exit_code=None), exercise)
+    verdict = verdict_from(outcome("timeout", exit_code=None), exercise, KEY)
     assert verdict.verdict == Kind.TIME_LIMIT and not verdict.is_internal_error
 
 
 def test_a_missing_result_otherwise_is_our_fault(exercise):
-    verdict = verdict_from(outcome("ok", stderr=b"Traceback: boom"), exercise)
+    verdict = verdict_from(outcome("ok", stderr=b"Traceback: boom"), exercise, KEY)
     # The judge's stderr is a traceback naming hidden files: for the operators, not the student.
     assert verdict.is_internal_error and "boom" in " ".join(verdict.operator_log)
     assert "boom" not in " ".join(verdict.notes)
@@ -111,12 +119,12 @@ def test_a_missing_result_otherwise_is_our_fault(exercise):
 
 def test_a_malformed_result_is_our_fault_not_the_students(exercise):
     for data in (b'{"format": 2, "checks": [{"name": 3}]', b" " * 100, b'{"format": 2, "checks": "all passed"}'):
-        assert verdict_from(outcome(files={"out/result.json": data}), exercise).is_internal_error
+        assert verdict_from(outcome(files={"out/result.json": data}), exercise, KEY).is_internal_error
 
 
 def test_a_result_of_another_format_is_refused_by_name(exercise):
     old = json.dumps({"format": 1, "checks": [], "perf": None, "notes": [], "internal_error": None}).encode()
-    verdict = verdict_from(outcome(files={"out/result.json": old}), exercise)
+    verdict = verdict_from(outcome(files={"out/result.json": old}), exercise, KEY)
     assert verdict.is_internal_error
     assert f"format 1; this host reads format {contract.FORMAT}" in verdict.notes[0]
 
@@ -125,7 +133,7 @@ def test_the_judges_document_becomes_the_verdict(exercise):
     rows = [CheckRow("a", True, True, points=1.0, max_points=1.0),
             CheckRow("b", False, False, "wrong answer on a hidden case", 0.0, 2.0, Kind.WRONG_ANSWER)]
     data = ResultDocument(checks=rows, stdout="printed", notes=["judge note"]).to_json()
-    verdict = verdict_from(outcome(files={"out/result.json": data}, notes=["sandbox note"]), exercise)
+    verdict = verdict_from(outcome(files={"out/result.json": data}, notes=["sandbox note"]), exercise, KEY)
     assert (verdict.verdict, verdict.score, verdict.checks) == (Kind.PARTIAL, round(1 / 3, 4), rows)
     assert verdict.stdout == "printed" and verdict.notes == ["judge note", "sandbox note"]
 
@@ -176,3 +184,16 @@ def test_unisolated_development_mode_still_grades_and_says_so(exercise):
     verdict = grade(exercise, exercise.solution, sandbox, seed=2)
     assert verdict.verdict == Kind.ACCEPTED, verdict.notes
     assert any("unisolated development mode" in note and "could read the hidden files" in note for note in verdict.notes)
+
+
+def test_a_result_the_judge_did_not_sign_is_never_a_verdict(exercise, caplog):
+    # A full score, written by anyone but the holder of this run's secret: unsigned, signed
+    # with another key, or with its signature cut off; each an alarm and a retry.
+    rows = [CheckRow(name, True, True, points=1.0, max_points=1.0) for name in ("a", "b")]
+    forged = ResultDocument(checks=rows).to_json()
+    for signed_with in (None, b"another run's secret", b""):
+        verdict = verdict_from(outcome(files={"out/result.json": forged}, key=signed_with), exercise, KEY)
+        assert verdict.is_internal_error and verdict.verdict == Kind.INTERNAL_ERROR, signed_with
+    assert "did not sign" in caplog.text
+    genuine = verdict_from(outcome(files={"out/result.json": forged}), exercise, KEY)
+    assert genuine.verdict == Kind.ACCEPTED
