@@ -227,6 +227,7 @@ class PerfTerms(TypedDict):
     budget_s: float
     margin: float
     speedup: float | None
+    clock: str  # "cpu" (what load cannot inflate; the wall clock where a sandbox shows no CPU) or "wall"
 
 
 class Manifest(TypedDict):
@@ -235,9 +236,9 @@ class Manifest(TypedDict):
     visible: list[str]  # the names of the visible checks
     perf: dict[str, PerfTerms]
     limits: dict[str, float]  # the student's own limits: sandbox.Limits as a dict
-    # Time every pair the budget allows (for ranking), instead of stopping at the first look
-    # whose interval settles the threshold.
-    measure_fully: bool
+    # The last attempt at this grading: a speed case whose interval never settles is decided
+    # by its median rather than measured again.
+    settle: bool
 
 
 # --- strict reading ------------------------------------------------------------------------

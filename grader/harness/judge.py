@@ -60,6 +60,7 @@ from grader.harness.programs import (
     Program,
     Remote,
     RemoteAttribute,
+    cpu_clock_available,
     log_for_operators,
     privileged,
     reference_uid,
@@ -75,7 +76,6 @@ if TYPE_CHECKING:
 
 FEEDBACK_BYTES = contract.FEEDBACK_BYTES
 WARMUP_CALLS = 2
-MAX_OVERRUN = 4  # budgets a race may take to reach stats.MIN_PAIRS while the student is fast
 EFBIG = 27  # errno "File too large": RLIMIT_FSIZE, which Python meets as an OSError
 
 
@@ -96,7 +96,9 @@ class Judge:
         self.manifest: dict[str, Any] = json.loads((root / contract.MANIFEST_FILE).read_text())
         self.limits: dict[str, Any] = self.manifest["limits"]
         self.seed = int(self.manifest["seed"])
-        self.measure_fully = bool(self.manifest["measure_fully"])
+        # The last attempt at this grading: an interval that never settles is decided by its
+        # median (stats.settle) instead of being measured again.
+        self.settle = bool(self.manifest["settle"])
         self.notes: list[str] = []
         self.isolated = privileged()
         self.hidden_started = False  # once true, nothing the student prints is kept
@@ -321,27 +323,26 @@ class Judge:
                 f"perf case {case.name}: {report['n']} pairs in {report['elapsed_s']} s, "
                 f"the student's share {report['student_busy_s']} s")
         reason = _perf_message(report)
-        if decision.outcome in ("too_slow", "too_few"):
-            return Outcome(False, "TOO_SLOW", reason, perf=True)
-        return Outcome(True, None, reason, perf=True)
+        if decision.outcome == "pass":
+            return Outcome(True, None, reason, perf=True)
+        return Outcome(False, "TOO_SLOW", reason, perf=True)  # too slow, too few, or undecided (measured again)
 
     def _race(
         self, race: Race, baseline: Any, spec: dict[str, Any], rng: np.random.Generator, report: dict[str, Any]
-    ) -> Any:
+    ) -> stats.Decision:
         """Time student and baseline in pairs, in random order, on the same fresh inputs.
 
-        Warm-up pairs come first, each call under the case's own setup allowance; the
-        budget clock starts after them and bounds the measured pairs (each student call may
-        take up to the whole budget: more is TOO_SLOW). A decision rests on at least
-        stats.MIN_PAIRS measured pairs: when fewer fit in the budget, measuring goes on for
-        as long as the student's own time (its calls and their setup) stays under the
-        budget, up to MAX_OVERRUN budgets in all; "too_few" is then the student's doing
-        when its own time used the budget or it was slower than the threshold on every pair
-        measured, else the judge's (an internal error, which the student cannot cause: it is
-        frozen while the baseline runs). The
-        student runs only inside its own calls: it is frozen before the first and after each.
-        A leaderboard's re-measuring sets measure_fully: no look ends the race early, so every
-        pair the budget allows narrows the interval that ranks the student.
+        A side's time for one call is everything that side's program is asked to do for it:
+        the race's setup (which may call into the program, e.g. to build a fresh graph) and
+        the call itself. Its clock is the case's: "cpu" counts the CPU every task of that
+        side uses meanwhile (what a busy machine cannot inflate), "wall" the seconds of its
+        exchanges on the judge's clock; a sandbox that shows no per-task CPU (gVisor), or a
+        window in which a task was born or ended, falls back to the wall clock, and the
+        report says which clock decided. Warm-up pairs come first, under the case's own
+        setup allowance; then stats.run measures until a look decides or the budget ends.
+        The student runs only inside its own windows: it is frozen before the first and
+        after each. Every grading follows this one pattern: a leaderboard's re-measurement
+        is a grading like any other, so no code can tell the two apart.
         """
         budget = float(spec["budget_s"])
         compare = race.check or api.close
@@ -350,24 +351,42 @@ class Judge:
         self.student.ensure_started()
         family.freeze()
         modules = {"student": Remote(self.student, 0), "baseline": Remote(self.reference, 0)}
+        programs = {"student": self.student, "baseline": _program_of(baseline) or self.reference}
         busy = {"student": 0.0, "baseline": 0.0}  # each side's own seconds: calls, setup, freezing
+        clock = spec.get("clock", "cpu")
+        in_programs = _program_of(race.student) is not None and _program_of(baseline) is not None
+        use_cpu = clock == "cpu" and in_programs and cpu_clock_available()
+        fell_back = {"windows": 0}
 
-        def timed(side: str, args: tuple[Any, ...], timeout: float | None) -> tuple[Any, float]:
+        def timed(side: str, args: tuple[Any, ...], timeout: float | None) -> tuple[Any, float, float]:
             function = race.student if side == "student" else baseline
             before = time.perf_counter()
-            if side == "student":
-                family.thaw()
             try:
-                own = race.setup(modules[side], args) if race.setup else args
-                result = _timed(function, own, timeout=timeout if side == "student" else 3600)
-                if race.setup:
-                    _release(own)
-                return result
+                # The window is all the student runs for this call: from the thaw to the
+                # freeze, its setup and the release of what setup made included.
+                with programs[side].stopwatch() as watch:
+                    if side == "student":
+                        family.thaw()
+                    try:
+                        own = race.setup(modules[side], args) if race.setup else args
+                        value, call_s = _timed(function, own, timeout=timeout if side == "student" else 3600)
+                        if race.setup:
+                            _release(own)
+                    finally:
+                        if side == "student" and self.student.process.alive:
+                            family.freeze()
             finally:
-                if side == "student" and self.student.process.alive:
-                    family.freeze()
                 # Everything around a side's call is its own: a slow setup or freeze included.
                 busy[side] += time.perf_counter() - before
+            wall = watch.wall_s if _program_of(function) is not None else call_s + watch.wall_s
+            if not use_cpu:
+                return value, wall, wall
+            if watch.cpu_s is None:
+                fell_back["windows"] += 1
+                return value, wall, wall
+            return value, watch.cpu_s, wall
+
+        walls: list[tuple[float, float]] = []
 
         def pair(label: messages.Localized, timeout: float | None) -> tuple[float, float]:
             args = race.inputs(rng)
@@ -378,6 +397,7 @@ class Judge:
                 compare(results["student"][0], results["baseline"][0])
             except CheckFailed as failure:
                 raise CheckFailed(failure.reason.within(label)) from None
+            walls.append((results["student"][2], results["baseline"][2]))
             return results["student"][1], results["baseline"][1]
 
         # Warm-ups: outside the budget, charged to the case's setup allowance (timeout None).
@@ -386,31 +406,19 @@ class Judge:
         for i in range(WARMUP_CALLS - 1):
             pair(messages.localize(messages.PHRASES["warmup_call"], n=i + 2), None)
         busy.update(student=0.0, baseline=0.0)
-        started = time.monotonic()
-        pairs: list[tuple[float, float]] = []
-
-        def may_measure(look: int) -> bool:
-            elapsed = time.monotonic() - started
-            if len(pairs) >= look:
-                return False
-            if elapsed < budget:
-                return True
-            return len(pairs) < stats.MIN_PAIRS and busy["student"] < budget and elapsed < MAX_OVERRUN * budget
-
-        decision = stats.decide([], spec["at_most"], spec["margin"], final=False)
-        for look in stats.LOOKS:
-            while may_measure(look):
-                pairs.append(pair(messages.localize(messages.PHRASES["timed_call"], n=len(pairs) + 1), budget))
-            out_of_time = time.monotonic() - started >= budget
-            ratios = [s / b for s, b in pairs if b > 0]
-            decision = stats.decide(
-                ratios, spec["at_most"], spec["margin"], final=out_of_time or look == stats.LOOKS[-1])
-            if (decision.outcome != "undecided" and not self.measure_fully) or out_of_time:
-                break
-        if decision.outcome == "undecided":
-            decision = dataclasses.replace(decision, outcome="within_noise")
+        walls.clear()
+        measured = stats.run(
+            lambda: pair(messages.localize(messages.PHRASES["timed_call"], n=len(walls) + 1), budget),
+            budget_s=budget, at_most=spec["at_most"], margin=spec["margin"], settle_undecided=self.settle,
+            own_time=lambda: busy["student"],
+        )
+        decision, pairs = measured.decision, measured.pairs
+        ratios = [s / b for s, b in pairs if b > 0]
         report.update(
             decision=decision.outcome,
+            settled_by_median=decision.settled,
+            clock="cpu" if use_cpu else "wall",
+            wall_fallbacks=fell_back["windows"],
             ratio=_round(decision.ratio),
             interval=[_round(decision.interval.low), _round(decision.interval.high)],
             confidence=round(decision.interval.confidence, 4),
@@ -418,10 +426,12 @@ class Judge:
             needed=stats.MIN_PAIRS,
             student_median_s=_round(statistics.median(s for s, _ in pairs)) if pairs else None,
             baseline_median_s=_round(statistics.median(b for _, b in pairs)) if pairs else None,
+            student_wall_median_s=_round(statistics.median(s for s, _ in walls)) if walls else None,
+            baseline_wall_median_s=_round(statistics.median(b for _, b in walls)) if walls else None,
             fastest_ratio=_round(min(ratios)) if ratios else None,
             student_busy_s=round(busy["student"], 3),
             baseline_busy_s=round(busy["baseline"], 3),
-            elapsed_s=round(time.monotonic() - started, 3),
+            elapsed_s=round(measured.elapsed_s, 3),
             budget_s=budget,
         )
         return decision
@@ -445,6 +455,17 @@ class Judge:
         if cut < capture.total:
             text += "\n[output printed during hidden checks is not shown]"
         return text
+
+
+def _program_of(function: Any) -> Program | None:
+    """The program a race's function runs in; None for a function the judge runs itself."""
+    if isinstance(function, InProgram):
+        return cast(Program, function.program)
+    if isinstance(function, RemoteAttribute):
+        return function.program
+    if isinstance(function, Remote):
+        return function._program
+    return None
 
 
 def _timed(function: Any, args: tuple[Any, ...], timeout: float | None) -> tuple[Any, float]:
@@ -518,7 +539,9 @@ def _perf_message(report: dict[str, Any]) -> Message:
         return Message(
             "perf.too_few_pairs", n=report["n"], budget=f"{report['budget_s']:g}", needed=report["needed"], **common)
     low, high = report["interval"]
-    outcome = report["decision"] if report["decision"] in ("pass", "too_slow") else "within_noise"
+    outcome = report["decision"]
+    if report.get("settled_by_median"):
+        outcome += "_by_median"
     ratio = {"ratio": f"{report['ratio']:.3g}", "low": f"{low:.3g}", "high": f"{high:.3g}", "n": report["n"]}
     return Message(f"perf.{outcome}", **ratio, **common)
 

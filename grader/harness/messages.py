@@ -57,6 +57,16 @@ MESSAGES: dict[str, str] = {
         "fast enough: {ratio}x the {baseline} time (interval {low}-{high}, n={n}); needed at most {at_most}x"),
     "perf.too_slow": (
         "too slow: {ratio}x the {baseline} time (interval {low}-{high}, n={n}); needed at most {at_most}x"),
+    "perf.undecided": (
+        "measuring again: the machine was busy, and {ratio}x the {baseline} time (interval {low}-{high}, n={n}) "
+        "did not settle against at most {at_most}x"),
+    "perf.pass_by_median": (
+        "fast enough, by the median: {ratio}x the {baseline} time (interval {low}-{high}, n={n}, measured twice "
+        "without settling); needed at most {at_most}x"),
+    "perf.too_slow_by_median": (
+        "too slow, by the median: {ratio}x the {baseline} time (interval {low}-{high}, n={n}, measured twice "
+        "without settling); needed at most {at_most}x"),
+    # Stored verdicts from before the rule that never passes an unsettled interval:
     "perf.within_noise": (
         "within noise: {ratio}x the {baseline} time (interval {low}-{high}, n={n}); needed at most {at_most}x; "
         "not counted against you"),

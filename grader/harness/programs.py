@@ -509,6 +509,9 @@ class Program:
         self.loaded = False
         self.fresh_imports: list[str] = []  # heavy modules its worker imported itself (diagnostics)
         self.budget_s = float("inf")  # seconds of calls left; the judge sets it per phase
+        # While set, every exchange with this program adds its seconds here: a timed call is
+        # its setup and the call together (``stopwatch``).
+        self._watched: float | None = None
         self.check_mutation = side == "student"
 
     # -- lifecycle --
@@ -645,7 +648,14 @@ class Program:
             self._bad_reply("reading a reply")
         if not _valid_reply(reply, len(reply_blobs), digests):
             self._bad_reply("a reply of the wrong shape")
+        if self._watched is not None:
+            self._watched += elapsed
         return reply, reply_blobs, elapsed
+
+    def stopwatch(self) -> Stopwatch:
+        """Times everything this program is asked to do until it stops: each exchange on the
+        judge's clock, and the CPU its processes use meanwhile."""
+        return Stopwatch(self)
 
     def _bad_reply(self, what: str) -> Any:
         """Stop a program whose reply the judge could not use: the student's RUNTIME_ERROR
@@ -712,6 +722,74 @@ class Program:
             raise wire.ProtocolError("a handle without a number")
         type_name = tag.get("type", "object")
         return Remote(self, number, type_name[:100] if type(type_name) is str else "object")
+
+
+class Stopwatch:
+    """One timed window of a program: ``wall_s``, the seconds of its exchanges on the judge's
+    clock, and ``cpu_s``, the CPU time of every one of its tasks meanwhile (None where the
+    sandbox shows no per-task CPU, or when the window cannot be trusted: a task was born or
+    ended inside it, whose time would escape the count)."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.wall_s = 0.0
+        self.cpu_s: float | None = None
+
+    def _pids(self) -> list[int]:
+        family = self.program.family
+        return family.pids() if family is not None else [self.program.process.pid]
+
+    def __enter__(self) -> Stopwatch:
+        self.program._watched = 0.0
+        self._last_pid = _last_pid()
+        self._before = _task_cpu_ns(self._pids())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        after = _task_cpu_ns(self._pids())
+        self.wall_s = self.program._watched or 0.0
+        self.program._watched = None
+        before = self._before
+        if before is None or after is None or _last_pid() != self._last_pid or self._last_pid is None:
+            return
+        if not before.keys() <= after.keys():
+            return
+        self.cpu_s = sum(after[task] - before[task] for task in before) / 1e9
+
+
+def _last_pid() -> int | None:
+    """The pid namespace's last allocated pid: it moves whenever any task is born."""
+    try:
+        with open("/proc/sys/kernel/ns_last_pid") as file:
+            return int(file.read())
+    except (OSError, ValueError):
+        return None
+
+
+def cpu_clock_available() -> bool:
+    """Whether this sandbox shows per-task CPU time (gVisor shows neither schedstat nor ns_last_pid)."""
+    return _last_pid() is not None and _task_cpu_ns([os.getpid()]) is not None
+
+
+def _task_cpu_ns(pids: Sequence[int]) -> dict[int, int] | None:
+    """Nanoseconds on a CPU of every task (thread) of ``pids``, read by the judge from /proc."""
+    found: dict[int, int] = {}
+    for pid in pids:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # gone already: its tasks are missing from the count, which the window then refuses
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/schedstat") as file:
+                    found[int(task)] = int(file.read().split()[0])
+            except FileNotFoundError:
+                if not os.path.exists(f"/proc/{pid}/task/{task}/stat"):
+                    continue
+                return None  # the task is there, its schedstat is not: no per-task CPU in this sandbox
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
 
 
 def _valid_reply(reply: Any, blob_count: int, digests: int | None) -> bool:

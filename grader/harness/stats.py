@@ -3,17 +3,30 @@
 Each pair is one student call and one baseline call on the same inputs, so their ratio
 cancels slow drifts of the machine. We look at the median ratio, whose confidence interval
 comes from order statistics (distribution-free: no normality assumed), at a few fixed
-sample sizes, and only decide when the interval clears the threshold.
+sample sizes, and only decide when the interval clears the threshold:
+
+- pass when the whole interval is at or below the threshold plus its margin;
+- too slow when the whole interval is above it;
+- otherwise undecided: keep measuring while the budget lasts, as more pairs narrow the
+  interval. The margin is slack in the student's favour: code right at the threshold passes
+  once its interval is narrower than the margin.
+
+An interval that is still undecided when the budget ends is never a pass by default: it is
+reported as "undecided", and the platform measures again later. Only on that last attempt
+(``settle``) does the median itself decide, against the threshold plus its margin.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
 import statistics
+import time
+from collections.abc import Callable
 
 LOOKS = (10, 20, 40, 80, 160)
 MIN_PAIRS = LOOKS[0]  # fewer measured pairs decide nothing, and never pass
 CONFIDENCE = 0.99  # per look; five looks keep the overall error rate near 5%
+MAX_OVERRUN = 4  # budgets a race may take to reach MIN_PAIRS while the student is fast
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,10 +38,13 @@ class Interval:
 
 @dataclasses.dataclass(frozen=True)
 class Decision:
-    outcome: str  # "pass", "too_slow", "within_noise", "undecided" (keep measuring) or "too_few" (< MIN_PAIRS)
+    # "pass", "too_slow", "undecided" (the interval straddles the threshold) or "too_few"
+    # (< MIN_PAIRS). ``settled`` says the median decided it, on a last attempt.
+    outcome: str
     ratio: float
     interval: Interval
     n: int
+    settled: bool = False
 
 
 def median_interval(values: list[float], confidence: float = CONFIDENCE) -> Interval:
@@ -53,14 +69,14 @@ def median_interval(values: list[float], confidence: float = CONFIDENCE) -> Inte
     return Interval(ordered[k - 1], ordered[n - k], 1 - 2 * below)
 
 
-def decide(ratios: list[float], at_most: float, margin: float, final: bool) -> Decision:
-    """Pass when the whole interval is at or below the threshold (plus margin), too slow
-    when it is wholly above; otherwise keep measuring, or at the end say "within noise".
-    Fewer than MIN_PAIRS finite ratios are "too_few", whatever they say."""
+def decide(ratios: list[float], at_most: float, margin: float) -> Decision:
+    """Pass when the whole interval is at or below the threshold plus its margin, too slow
+    when it is wholly above that; otherwise undecided. Fewer than MIN_PAIRS finite ratios
+    are "too_few", whatever they say."""
     ratios = [r for r in ratios if math.isfinite(r)]
     interval = median_interval(ratios)
-    limit = at_most * (1 + margin)
     ratio = statistics.median(ratios) if ratios else math.nan
+    limit = at_most * (1 + margin)
     if len(ratios) < MIN_PAIRS:
         outcome = "too_few"
     elif interval.high <= limit:
@@ -68,5 +84,63 @@ def decide(ratios: list[float], at_most: float, margin: float, final: bool) -> D
     elif interval.low > limit:
         outcome = "too_slow"
     else:
-        outcome = "within_noise" if final else "undecided"
+        outcome = "undecided"
     return Decision(outcome, ratio, interval, len(ratios))
+
+
+def settle(decision: Decision, at_most: float, margin: float) -> Decision:
+    """The last attempt's rule for an interval that never settled: the median decides."""
+    if decision.outcome != "undecided":
+        return decision
+    outcome = "pass" if decision.ratio <= at_most * (1 + margin) else "too_slow"
+    return dataclasses.replace(decision, outcome=outcome, settled=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class Race:
+    """How a sequence of pairs went: the decision, the pairs (student s, baseline s), the time."""
+
+    decision: Decision
+    pairs: list[tuple[float, float]]
+    elapsed_s: float
+
+
+def run(
+    pair: Callable[[], tuple[float, float]],
+    *,
+    budget_s: float,
+    at_most: float,
+    margin: float,
+    settle_undecided: bool,
+    own_time: Callable[[], float] = lambda: 0.0,
+    clock: Callable[[], float] = time.monotonic,
+) -> Race:
+    """Measure pairs until a look decides or the budget ends; the whole sequential procedure.
+
+    ``pair()`` times one student call and one baseline call; ``own_time()`` is the student's
+    own seconds so far. The budget bounds the measured pairs; when fewer than MIN_PAIRS fit
+    in it, measuring goes on while the student's own time stays under the budget, up to
+    MAX_OVERRUN budgets in all (a slow baseline must not cost a fast student its verdict).
+    Timings and clock come in as functions, so the rule is tested with injected numbers.
+    """
+    started = clock()
+    pairs: list[tuple[float, float]] = []
+
+    def may_measure(look: int) -> bool:
+        elapsed = clock() - started
+        if len(pairs) >= look:
+            return False
+        if elapsed < budget_s:
+            return True
+        return len(pairs) < MIN_PAIRS and own_time() < budget_s and elapsed < MAX_OVERRUN * budget_s
+
+    decision = decide([], at_most, margin)
+    for look in LOOKS:
+        while may_measure(look):
+            pairs.append(pair())
+        decision = decide([s / b for s, b in pairs if b > 0], at_most, margin)
+        if decision.outcome != "undecided" or clock() - started >= budget_s:
+            break
+    if settle_undecided:
+        decision = settle(decision, at_most, margin)
+    return Race(decision, pairs, clock() - started)

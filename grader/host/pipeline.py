@@ -18,10 +18,11 @@ import json
 import logging
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from grader import contract
 from grader.contract import ContractError, Kind, Manifest, ResultDocument
+from grader.host.load import HostLoad
 from grader.host.spec import ExerciseSpec
 from grader.host.verdict import Usage, Verdict, overall_kind, score_of
 from sandbox import OUTPUT_DIR, Limits, Outcome, RunOptions, Sandbox
@@ -34,26 +35,61 @@ GRADER_DIR = Path(__file__).resolve().parent.parent
 _OUTCOME_VERDICTS = {"timeout": Kind.TIME_LIMIT, "memory": Kind.MEMORY_LIMIT, "output_limit": Kind.OUTPUT_LIMIT}
 
 
+Attempt = Literal["only", "first", "last"]
+
+
 def grade(
-    exercise: ExerciseSpec, code: str, sandbox: Sandbox, *, seed: int | None = None, measure_fully: bool = False
+    exercise: ExerciseSpec, code: str, sandbox: Sandbox, *, seed: int | None = None, attempt: Attempt = "only"
 ) -> Verdict:
     """Judge ``code`` against ``exercise`` in ``sandbox``. Raises SandboxUnavailable on infrastructure faults.
 
-    ``measure_fully`` makes every performance case use its whole budget, for the narrowest
-    interval a ranking can get; a verdict needs only enough pairs to settle the threshold."""
+    A speed case is never passed on a measurement that did not show it: when its interval
+    does not settle within the budget, or it was timed by the wall clock while the host was
+    busy, the verdict comes back with ``measure_again`` set. ``attempt`` says who measures
+    again: "first", the caller (the platform, later, on a quieter worker); "last", nobody: an
+    interval that still does not settle is decided by its median, and the load is recorded;
+    "only" (tools, tests), this function, at once, as the last attempt."""
     seed = secrets.randbits(63) if seed is None else seed
+    verdict = _grade_once(exercise, code, sandbox, seed, settle=attempt == "last")
+    if attempt == "only" and verdict.measure_again:
+        verdict = _grade_once(exercise, code, sandbox, seed, settle=True)
+    return verdict
+
+
+def _grade_once(exercise: ExerciseSpec, code: str, sandbox: Sandbox, seed: int, *, settle: bool) -> Verdict:
     # A sandbox in unisolated development mode cannot give the judge a second uid; the judge
     # is told, runs the student under its own uid, and the verdict carries a note.
     env = {contract.UNISOLATED_ENV: "1"} if getattr(sandbox, "unisolated", False) else {}
     key = secrets.token_bytes(32)
     options = RunOptions(gpus=1 if exercise.gpu else None, env=env, preload=exercise.preload, trusted=True,
                          secret=key)
-    bundle = bundle_for(exercise, code, seed, measure_fully=measure_fully)
-    outcome = sandbox.run(bundle, argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options)
-    return verdict_from(outcome, exercise, key)
+    bundle = bundle_for(exercise, code, seed, settle=settle)
+    with HostLoad() as load:
+        outcome = sandbox.run(bundle, argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options)
+    verdict = verdict_from(outcome, exercise, key)
+    if verdict.perf is not None:
+        verdict.perf["host_load"] = load.summary()
+        if not settle:
+            verdict.unsettled = unsettled_speed(verdict, busy=load.busy)
+    return verdict
 
 
-def bundle_for(exercise: ExerciseSpec, code: str, seed: int, *, measure_fully: bool = False) -> dict[str, bytes]:
+def unsettled_speed(verdict: Verdict, *, busy: bool) -> list[str]:
+    """Why this verdict's speed cases must be measured again ([] when they need not): an
+    interval that did not settle, or a wall-clock timing taken while the host was busy.
+    Only when speed is what decides: every correctness check passed."""
+    if verdict.is_internal_error or any(not c.passed for c in verdict.checks if not c.message_id.startswith("perf.")):
+        return []
+    cases = (verdict.perf or {}).get("cases") or []
+    reasons = []
+    if any(case.get("decision") == "undecided" for case in cases):
+        reasons.append("undecided")
+    if busy and any(case.get("clock") == "wall" and case.get("decision") in ("pass", "too_slow") for case in cases):
+        reasons.append("busy")
+    return reasons
+
+
+def bundle_for(exercise: ExerciseSpec, code: str, seed: int, *, settle: bool = False) -> dict[str, bytes]:
     """Every file the judge needs, by relative path: the contract, the harness, the exercise,
     the submission; and the reference engines when the exercise's own code uses them."""
     shipped = ["harness", "engines"] if exercise.uses_engines else ["harness"]
@@ -65,7 +101,7 @@ def bundle_for(exercise: ExerciseSpec, code: str, seed: int, *, measure_fully: b
     }
     for module in ("__init__.py", "contract.py"):
         files[f"grader/{module}"] = (GRADER_DIR / module).read_bytes()
-    manifest = manifest_for(exercise, seed, measure_fully=measure_fully)
+    manifest = manifest_for(exercise, seed, settle=settle)
     files[contract.MANIFEST_FILE] = json.dumps(manifest, indent=1).encode()
     files[contract.CHECKS_FILE] = exercise.checks_source.encode()
     files[contract.SOLUTION_FILE] = exercise.solution.encode()
@@ -73,14 +109,14 @@ def bundle_for(exercise: ExerciseSpec, code: str, seed: int, *, measure_fully: b
     return files
 
 
-def manifest_for(exercise: ExerciseSpec, seed: int, *, measure_fully: bool = False) -> Manifest:
+def manifest_for(exercise: ExerciseSpec, seed: int, *, settle: bool = False) -> Manifest:
     return {
         "exercise": {"id": exercise.id, "version": exercise.version, "digest": exercise.digest},
         "seed": seed,
         "visible": exercise.visible_checks,
         "perf": {p.name: p.terms() for p in exercise.perf},
         "limits": dataclasses.asdict(exercise.limits),
-        "measure_fully": measure_fully,
+        "settle": settle,
     }
 
 

@@ -5,13 +5,13 @@ on the same inputs and no candidate always runs while the machine is busier.
 
 Each grading's ratio is already paired: the student's calls and the reference's alternate
 inside its sandbox, so a slower machine slows both. The rounds take care of what pairing
-cannot: drift between one candidate's grading and the next. Every grading measures fully
-(its whole budget, not just until the threshold is settled), since ranking needs narrower
-intervals than a verdict does. A candidate's result is the geometric mean of its rounds'
-ratios, with an interval spanning every round's: a change of load can move one grading's
-ratio by more than its own interval says (pooling the rounds as independent estimates
-ordered two equal codes in 1 batch of 10 in `python -m bench verification`), so two
-candidates are ordered only when all their rounds keep them apart.
+cannot: drift between one candidate's grading and the next. Every grading here is a grading
+like any other, the same calls in the same pattern, so no code can behave one way when it
+is graded and another when it is measured again. A candidate's result is the geometric
+mean of its rounds' ratios, with an interval spanning every round's: a change of load can
+move one grading's ratio by more than its own interval says (pooling the rounds as
+independent estimates ordered two equal codes in 1 batch of 10 in `python -m bench
+verification`), so two candidates are ordered only when all their rounds keep them apart.
 
 Why not one sandbox whose judge races every candidate's worker against one reference? The
 candidates are other students: they would need a lent uid and a freezer cgroup each, so that
@@ -81,7 +81,7 @@ def remeasure(
     for number in range(rounds):
         for position, index in enumerate(round_order(len(candidates), number)):
             started = time.monotonic()
-            verdict = grade(exercise, candidates[index][1], sandbox, seed=seed, measure_fully=True)
+            verdict = grade(exercise, candidates[index][1], sandbox, seed=seed)
             accepted = verdict.verdict == Kind.ACCEPTED
             ratio = overall_ratio({"perf": verdict.perf}) if accepted else None
             gradings[index].append(

@@ -65,7 +65,11 @@ _TOP_KEYS = {
     "perf",
     "mutants",
 }
-_PERF_KEYS = {"baseline", "at_most", "at_least", "budget_s", "margin"}
+_PERF_KEYS = {"baseline", "at_most", "at_least", "budget_s", "margin", "clock"}
+# How a timed call is measured: "cpu", the CPU every task of the program uses (a busy machine
+# cannot inflate it; the judge falls back to the wall clock where a sandbox shows no per-task
+# CPU), or "wall", for work that waits on something else (a GPU, a sleep the case times).
+CLOCKS = ("cpu", "wall")
 # Slack in the student's favour before "too slow": two worker processes on a shared machine
 # differ by a few percent for reasons that are not the student's (core, cache, neighbours).
 DEFAULT_MARGIN = 0.05
@@ -93,6 +97,7 @@ class PerfSpec:
     budget_s: float
     margin: float  # relative slack in the student's favour before calling it too slow
     speedup: float | None = None  # the at_least value as written, for messages
+    clock: str = "cpu"
 
     def terms(self) -> PerfTerms:
         """The threshold as the judge reads it from the manifest."""
@@ -103,6 +108,7 @@ class PerfSpec:
             "budget_s": self.budget_s,
             "margin": self.margin,
             "speedup": self.speedup,
+            "clock": self.clock,
         }
 
 
@@ -465,6 +471,9 @@ def _perf_specs(toml: _Toml, table: Any, declared: dict[str, tuple[float, bool]]
             )
         baseline = toml.string(f"perf.{name}.baseline")
         threshold = toml.number(f"perf.{name}.{has[0]}")
+        clock = toml.string(f"perf.{name}.clock") if "clock" in case else "cpu"
+        if clock not in CLOCKS:
+            raise SpecError(f'exercise.toml: [perf.{name}].clock must be one of {", ".join(CLOCKS)}, got "{clock}"')
         specs.append(
             PerfSpec(
                 name=name,
@@ -473,6 +482,7 @@ def _perf_specs(toml: _Toml, table: Any, declared: dict[str, tuple[float, bool]]
                 speedup=threshold if has[0] == "at_least" else None,
                 budget_s=toml.number(f"perf.{name}.budget_s") if "budget_s" in case else 10.0,
                 margin=toml.number(f"perf.{name}.margin") if "margin" in case else DEFAULT_MARGIN,
+                clock=clock,
             )
         )
     for name, (_, is_perf) in declared.items():

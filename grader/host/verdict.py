@@ -50,6 +50,13 @@ class Verdict:
     # For the operators only, never shown to a student: judge tracebacks (they name lines
     # of the hidden checks) and the judge's own stderr.
     operator_log: list[str] = dataclasses.field(default_factory=list)
+    # Why the speed cases must be measured again before this is a verdict ("undecided": an
+    # interval that did not settle; "busy": a wall-clock timing on a busy host); [] when final.
+    unsettled: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def measure_again(self) -> bool:
+        return bool(self.unsettled)
 
     @property
     def is_internal_error(self) -> bool:
@@ -73,6 +80,7 @@ class Verdict:
             "notes": list(self.notes),
             "exercise": dict(self.exercise),
             "operator_log": list(self.operator_log),
+            "unsettled": list(self.unsettled),
         }
 
     @classmethod
@@ -95,6 +103,7 @@ class Verdict:
             notes=[str(n) for n in data.get("notes", [])],
             exercise=dict(data.get("exercise") or {}),
             operator_log=[str(line) for line in data.get("operator_log") or []],
+            unsettled=[str(reason) for reason in data.get("unsettled") or []],
         )
 
     @classmethod

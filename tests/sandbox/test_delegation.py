@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from sandbox.delegation import CHILD_CGROUP_DIR, UID_RANGE, UidLease, _lock_dir
+from sandbox import RunOptions
+from sandbox.delegation import CHILD_CGROUP_DIR, TRUSTED_UID_OFFSET, UID_RANGE, UidLease, _lock_dir
 from tests.sandbox.backends import SMALL, python, sandbox  # noqa: F401
 
 # Run inside: a child moved into the lent cgroup (while root) and dropped to the lent uid is
@@ -16,7 +17,7 @@ PROBE = r"""
 import json, os, signal, time
 uid = int(os.environ["SANDBOX_CHILD_UID"])
 folder = os.environ.get("SANDBOX_CHILD_CGROUP")
-report = {"uid": uid, "cgroup": folder}
+report = {"uid": uid, "cgroup": folder, "twin": int(os.environ["SANDBOX_TRUSTED_UID"])}
 if folder:
     read, write = os.pipe()
     pid = os.fork()
@@ -51,10 +52,11 @@ print(json.dumps(report))
 
 
 def test_each_sandbox_lends_its_own_uid_and_a_freezable_cgroup(sandbox):
-    outcome = python(sandbox, PROBE)
+    outcome = python(sandbox, PROBE, options=RunOptions(trusted=True))  # what the judge is lent
     assert outcome.status == "ok", outcome
     report = json.loads(outcome.stdout)
     assert report["uid"] in UID_RANGE
+    assert report["twin"] == report["uid"] + TRUSTED_UID_OFFSET  # the reference's: never the student's
     if outcome.backend == "docker-runsc":
         assert report["cgroup"] is None  # gVisor has no freezer: the judge falls back to signals
         return

@@ -40,12 +40,13 @@ def test_a_cpu_run_asks_for_a_hardened_container_and_no_gpu():
     assert config["network_mode"] == "none"
     assert config["read_only"] is True
     assert config["cap_drop"] == ["ALL"] and sorted(config["cap_add"]) == sorted(CAPABILITIES)
-    assert sorted(CAPABILITIES) == ["KILL", "SETGID", "SETUID"]
+    assert sorted(CAPABILITIES) == ["CHOWN", "KILL", "SETGID", "SETUID"]
     assert config["security_opt"] == ["no-new-privileges"]
     assert config["mem_limit"] == config["memswap_limit"] == "256m"
     assert config["pids_limit"] == SMALL.pids
     assert config["nano_cpus"] == 1_000_000_000
-    assert set(config["tmpfs"]) == {"/tmp", "/job"} and "size=16m" in config["tmpfs"]["/job"]
+    assert set(config["tmpfs"]) == {"/tmp", "/job", "/dev/mqueue"} and "size=16m" in config["tmpfs"]["/job"]
+    assert "mode=0711" in config["tmpfs"]["/tmp"] and config["ipc_mode"] == "none"  # nothing every uid may write
     assert config["log_config"]["Type"] == "none"
     assert config["labels"][LABEL] == "1" and float(config["labels"][EXPIRES_LABEL]) > time.time()
     assert config["environment"] == {}

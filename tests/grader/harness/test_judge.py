@@ -30,9 +30,9 @@ def spec(tmp_path_factory):
 
 
 def judge(
-    tmp_path: Path, spec, code: str, *, seed: int = 7, change=None, measure_fully: bool = False
+    tmp_path: Path, spec, code: str, *, seed: int = 7, change=None, settle: bool = False
 ) -> tuple[ResultDocument, subprocess.CompletedProcess]:
-    files = bundle_for(spec, code, seed, measure_fully=measure_fully)
+    files = bundle_for(spec, code, seed, settle=settle)
     if change:
         change(files)
     for name, data in files.items():
@@ -102,12 +102,13 @@ def sums(student, reference, rng):
 """
 
 
-def test_measuring_fully_times_every_look_instead_of_stopping_once_the_threshold_is_settled(tmp_path):
+def test_a_speed_case_says_which_clock_decided_and_the_last_attempt_always_decides(tmp_path):
     spec = load_exercise(make_exercise(tmp_path / "raced", toml=RACED_TOML, checks=RACED_CHECKS))
-    verdict_run, _ = judge(tmp_path / "verdict", spec, SOLUTION)
-    ranking_run, _ = judge(tmp_path / "ranking", spec, SOLUTION, measure_fully=True)
-    quick, full = verdict_run.perf["cases"][0], ranking_run.perf["cases"][0]
-    # The same code against itself: far below 3x, settled at the first look.
-    assert quick["decision"] == full["decision"] == "pass"
-    assert quick["n"] == stats.LOOKS[0] and full["n"] == stats.LOOKS[-1], (quick["n"], full["n"])
-    assert full["interval"][1] - full["interval"][0] < quick["interval"][1] - quick["interval"][0]
+    first, _ = judge(tmp_path / "first", spec, SOLUTION)
+    last, _ = judge(tmp_path / "last", spec, SOLUTION, settle=True)
+    for document, decisions in ((first, {"pass", "too_slow", "undecided"}), (last, {"pass", "too_slow"})):
+        case = document.perf["cases"][0]
+        assert case["decision"] in decisions and case["n"] >= stats.MIN_PAIRS, case
+        # This host shows per-task CPU time, so the case's default clock is the CPU's.
+        assert case["clock"] == "cpu" and case["student_wall_median_s"] > 0, case
+        assert case["interval"][0] <= case["ratio"] <= case["interval"][1]

@@ -1,0 +1,63 @@
+"""How busy the host was while a sandbox ran: the speed verdicts' witness.
+
+A wall-clock timing on a machine where more tasks wanted a CPU than it has is not a
+measurement of the student's code; the pipeline measures such a case again. The host samples
+``procs_running`` (every runnable task on the machine, containers and gVisor sandboxes
+included) in a thread for as long as the run lasts. Standard library only.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+from types import TracebackType
+from typing import Any
+
+SAMPLE_EVERY_S = 0.1
+
+
+def runnable_tasks() -> int | None:
+    """Tasks on the host that are running or want to, less the one reading (this thread)."""
+    try:
+        with open("/proc/stat") as stat:
+            for line in stat:
+                if line.startswith("procs_running "):
+                    return max(0, int(line.split()[1]) - 1)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+class HostLoad:
+    """``with HostLoad() as load: sandbox.run(...)``, then ``load.summary()``."""
+
+    def __init__(self, cpus: int | None = None) -> None:
+        self.cpus = cpus or os.cpu_count() or 1
+        self.samples: list[int] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="host-load", daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            found = runnable_tasks()
+            if found is not None:
+                self.samples.append(found)
+            self._stop.wait(SAMPLE_EVERY_S)
+
+    def __enter__(self) -> HostLoad:
+        self._thread.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def busy(self) -> bool:
+        """More tasks wanted a CPU, on average, than the host has CPUs (the run's own included)."""
+        return bool(self.samples) and statistics.fmean(self.samples) > self.cpus
+
+    def summary(self) -> dict[str, Any]:
+        mean = round(statistics.fmean(self.samples), 2) if self.samples else None
+        return {"runnable_mean": mean, "runnable_max": max(self.samples, default=None), "cpus": self.cpus,
+                "samples": len(self.samples), "busy": self.busy}
