@@ -18,6 +18,7 @@ builds at run time.
 """
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import site
 import sys
@@ -52,6 +53,9 @@ def install(rules: Sequence[Rule]) -> None:
         parent, _, child = module.rpartition(".")
         if parent in sys.modules and child in vars(sys.modules[parent]):
             delattr(sys.modules[parent], child)
+    # Every way to load a module from its file opens that file (io.open_code raises "open"),
+    # also where importlib.import_module skips the "import" event: refused the student too.
+    files = tuple({path for _, module in banned for path in _files_of(module, hidden)})
     libraries = _library_folders()
     standard = _standard_folders()
     here = os.path.abspath(__file__)
@@ -88,12 +92,46 @@ def install(rules: Sequence[Rule]) -> None:
                         restore(name)
                         return
                     raise RuleViolation(f"{number}:{module}: not allowed in this exercise")
+        elif event == "open" and files and isinstance(args[0], str | bytes | os.PathLike):
+            path = os.fsdecode(args[0])
+            if path.startswith(files) or os.path.realpath(path).startswith(files):
+                if not asked_by_library():
+                    module = next(m for m in banned if any(path.startswith(f) for f in _files_of(m[1], hidden)))
+                    raise RuleViolation(f"{module[0]}:{module[1]}: not allowed in this exercise")
         elif event == "compile" and len(args) > 1 and isinstance(args[1], str):
             filename = args[1]
             if filename.startswith(libraries + standard) and not asked_by_library():
                 raise RuleViolation(f"-1:{filename}: a library's file name for your own code")
 
     sys.addaudithook(hook)
+
+
+def _files_of(module: str, hidden: dict[str, types.ModuleType]) -> tuple[str, ...]:
+    """Path prefixes of what loading ``module`` opens: its package folder, or its source and
+    its compiled forms; found without importing anything."""
+    loaded = hidden.get(module) or sys.modules.get(module)
+    origin = getattr(loaded, "__file__", None) if loaded is not None else None
+    if isinstance(origin, str):
+        base = os.path.dirname(origin) if os.path.basename(origin).startswith("__init__.") else origin[:-3]
+    else:
+        top, *rest = module.split(".")
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(top)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            return ()
+        if spec.submodule_search_locations:
+            base = os.path.join(list(spec.submodule_search_locations)[0], *rest)
+        elif spec.origin and not rest:
+            base = os.path.splitext(spec.origin)[0]
+        else:
+            return ()
+    found = []
+    for folder in {base, os.path.realpath(base)}:
+        found += [os.path.join(folder, ""), folder + ".",
+                  os.path.join(os.path.dirname(folder), "__pycache__", os.path.basename(folder) + ".")]
+    return tuple(found)
 
 
 def _library_folders() -> tuple[str, ...]:

@@ -41,8 +41,11 @@ def banned_name(dotted: str, rules: Sequence[Rule], *, called: bool = False) -> 
         for name in (*rule["modules"], *rule["attributes"]):
             if dotted == name or dotted.startswith(name + "."):
                 return number, name
-        if called and dotted in rule["calls"]:
-            return number, dotted
+        if called:
+            builtin = dotted.removeprefix("builtins.").removeprefix("__builtins__.")
+            for name in rule["calls"]:
+                if name in (dotted, builtin):
+                    return number, name
     return None
 
 
