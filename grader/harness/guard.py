@@ -55,13 +55,14 @@ def install(rules: Sequence[Rule]) -> None:
             delattr(sys.modules[parent], child)
     # Every way to load a module from its file opens that file (io.open_code raises "open"),
     # also where importlib.import_module skips the "import" event: refused the student too.
-    files = tuple({path for _, module in banned for path in _files_of(module, hidden)})
+    owners = [(path, number, module) for number, module in banned for path in _files_of(module, hidden)]
+    files = tuple(path for path, _, _ in owners)
     libraries = _library_folders()
     standard = _standard_folders()
     here = os.path.abspath(__file__)
 
     def asked_by_library() -> bool:
-        frame = sys._getframe(2)
+        frame: types.FrameType | None = sys._getframe(2)
         while frame is not None:
             filename = frame.f_code.co_filename
             if filename.startswith("<frozen ") or filename == here or (
@@ -94,10 +95,10 @@ def install(rules: Sequence[Rule]) -> None:
                     raise RuleViolation(f"{number}:{module}: not allowed in this exercise")
         elif event == "open" and files and isinstance(args[0], str | bytes | os.PathLike):
             path = os.fsdecode(args[0])
-            if path.startswith(files) or os.path.realpath(path).startswith(files):
-                if not asked_by_library():
-                    module = next(m for m in banned if any(path.startswith(f) for f in _files_of(m[1], hidden)))
-                    raise RuleViolation(f"{module[0]}:{module[1]}: not allowed in this exercise")
+            for candidate in (path, os.path.realpath(path)):  # a link of the student's own leads here too
+                owner = next((o for o in owners if candidate.startswith(o[0])), None)
+                if owner is not None and not asked_by_library():
+                    raise RuleViolation(f"{owner[1]}:{owner[2]}: not allowed in this exercise")
         elif event == "compile" and len(args) > 1 and isinstance(args[1], str):
             filename = args[1]
             if filename.startswith(libraries + standard) and not asked_by_library():

@@ -45,6 +45,12 @@ def attribute_of_the_parent():
 def read_its_source():
     return len(open(torch.utils.__path__[0] + "/check" + "point.py").read())
 
+def a_link_of_its_own():
+    import os, tempfile
+    link = os.path.join(tempfile.mkdtemp(), "c.py")
+    os.symlink(torch.utils.__path__[0] + "/check" + "point.py", link)
+    return len(open(link).read())
+
 def code_under_a_library_file_name():
     exec(compile("import torch.utils.checkpoint", torch.__file__, "exec"))
     return "imported"
@@ -64,7 +70,7 @@ def a_library_may_import_it_for_itself():
 '''
 
 ATTACKS = ["import_statement", "import_module", "dunder_import", "exec_a_string", "attribute_of_the_parent",
-           "read_its_source", "code_under_a_library_file_name"]
+           "read_its_source", "a_link_of_its_own", "code_under_a_library_file_name"]
 KEPT = ["other_modules_still_import", "autograd_still_works", "a_library_may_import_it_for_itself"]
 
 RUNNER = textwrap.dedent('''

@@ -16,7 +16,7 @@ class Tensor:
 
     @property
     def grad(self):
-        return None if self._t.grad is None else self._t.grad.numpy()
+        return None if self._t.grad is None else _plain(self._t.grad)
 
     @grad.setter
     def grad(self, value):
@@ -68,3 +68,8 @@ class Tensor:
         if self._t.numel() != 1:
             raise ValueError("backward() needs a single-element output; call .sum() first")
         self._t.backward(retain_graph=True)
+
+
+def _plain(tensor):
+    array = tensor.numpy()
+    return array[()] if array.ndim == 0 else array  # a gradient of shape () is a number, as numpy's ops give
