@@ -5,7 +5,7 @@
 Read from the syntax tree before the student's module runs (the audit hook of guard.py is
 the other half, at run time). A name is followed through what the source does with it:
 ``import torch.utils.checkpoint as c``, ``from numpy import broadcast_shapes as b``,
-``u = torch.utils; u.checkpoint``, ``getattr(np, "broadcast_shapes")``,
+``u = torch.utils; u.checkpoint``, ``getattr(np, "broadcast_shapes")``, ``setattr(torch, "compile", f)``,
 ``__import__("torch.utils.checkpoint")``, ``importlib.import_module(...)``, a star import
 from a module that holds a banned name, and any string (but a docstring) that spells a
 banned name. What the source computes at run time (a name built from pieces) is the
@@ -23,6 +23,8 @@ from grader.harness.messages import Message
 
 # Calls that import the module their first argument names.
 _IMPORTERS = {"__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__"}
+# Calls that reach (or replace) ``obj.name`` by a name in a string: setattr(torch, "compile", fake).
+_ATTRIBUTE_CALLS = {"setattr", "delattr", "hasattr", "builtins.setattr", "builtins.delattr"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,6 +155,9 @@ class _Reader:
             self._refuse(function, line, called=True)
             if function in _IMPORTERS:
                 self._refuse(self._imported(function, node), line)
+            if function in _ATTRIBUTE_CALLS and len(node.args) >= 2:
+                base, attribute = self.dotted(node.args[0]), _constant(node.args[1])
+                self._refuse(f"{base}.{attribute}" if base and attribute else None, line)
             self._refuse(self.dotted(node), line)  # getattr(...) and importers
         elif isinstance(node, ast.Name):
             # A banned name bound by ``from x import y`` (found at the import) or by assignment.

@@ -30,6 +30,7 @@ REFUSED = {
     "string_spelled": "import sys\nc = sys.modules['torch.utils.checkpoint']\n",
     "star_import": "from numpy import *\n",
     "deeper_attribute": "import torch\nh = torch.autograd.functional.hvp\n",
+    "setattr_replaces_it": "import torch.utils\nsetattr(torch.utils, 'checkpoint', None)\n",
     "banned_call": "exec('x = 1')\n",
     "banned_call_by_builtins": "import builtins\nbuiltins.exec('x = 1')\n",
 }
