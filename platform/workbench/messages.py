@@ -42,6 +42,11 @@ CATALOGUE: dict[str, str] = {
     "not_run.syntax_error": gettext_noop("not run: your code has a syntax error"),
     "not_run.load_error": gettext_noop("not run: your code raised an error while loading"),
     "not_run.stopped": gettext_noop("not run: %(reason)s"),
+    # An exercise's rules: %(api)s is the refused name, %(reason)s the exercise's own words.
+    "rules.refused": gettext_noop(
+        "not run: your code uses %(api)s (line %(line)s), which this exercise does not allow: %(reason)s"),
+    "rules.refused_import": gettext_noop(
+        "your code imported %(api)s, which this exercise does not allow: %(reason)s"),
     "stop.budget_used": gettext_noop("the time limit was used up by earlier checks"),
     "stop.no_answer": gettext_noop("no answer within %(seconds)s (time limit)"),
     "stop.cpu_limit": gettext_noop("CPU time limit reached (%(seconds)s)"),
