@@ -4,10 +4,8 @@ untrusted code (../shared/DESIGN.md, "one job path")."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 
 from grader.host import SandboxUnavailable, run_compile_flow, run_program

@@ -6,7 +6,6 @@ import dataclasses
 import logging
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
