@@ -211,6 +211,9 @@ PRACTICE_RUNS_PER_MINUTE = env_int("PRACTICE_RUNS_PER_MINUTE", 6)
 # gone) ends as "could not run", so its page stops waiting; retries of an unavailable
 # sandbox end it sooner.
 PRACTICE_RUN_DEADLINE_S = env_int("PRACTICE_RUN_DEADLINE_S", 300)
+# The same for a playground run or a compile-flow rerun (a 30 s program, and the retries of an
+# unavailable sandbox, fit well inside).
+LESSONS_PLAYGROUND_DEADLINE_S = env_int("LESSONS_PLAYGROUND_DEADLINE_S", 180)
 
 # The REST API: personal tokens (made on /api/token/) or the browser's session; every
 # endpoint needs a user, as the pages do.
