@@ -243,6 +243,9 @@ CACHES = {
 }
 LOGIN_FAILURES_ALLOWED = env_int("LOGIN_FAILURES_ALLOWED", 5)
 LOGIN_THROTTLE_S = env_int("LOGIN_THROTTLE_S", 15 * 60)
+# Failures against one account from any address, and from one address against any name.
+LOGIN_ACCOUNT_FAILURES_ALLOWED = env_int("LOGIN_ACCOUNT_FAILURES_ALLOWED", 20)
+LOGIN_ADDRESS_FAILURES_ALLOWED = env_int("LOGIN_ADDRESS_FAILURES_ALLOWED", 50)
 
 # One line per event, with the submission it concerns (from the view to the stored verdict).
 LOGGING = {
