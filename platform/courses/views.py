@@ -1,9 +1,7 @@
-import csv
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -13,6 +11,7 @@ from django.views.decorators.http import require_POST
 from catalog.selectors import exercises_published
 from courses import services
 from courses.analytics import exercise_stats, quiz_stats
+from courses.exports import csv_response, gradebook_rows
 from courses.forms import AssignmentForm, AssistantForm, CourseForm, ItemForm, JoinForm, OverrideForm, RosterForm
 from courses.models import AssignmentItem, ItemScore, RegradeJob, ScoreOverride
 from courses.selectors import (
@@ -281,27 +280,8 @@ def gradebook_view(request, pk: int):
 
 @login_required
 def gradebook_csv(request, pk: int):
-    """Canvas's gradebook import form (Student, ID, SIS Login ID, Section, then one column per
-    assignment); Moodle and Blackboard map the same columns by email or username."""
     course, membership = course_for(request.user, pk, staff=True)
-    book = gradebook(course)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="gradebook-{course.pk}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(
-        ["Student", "ID", "SIS Login ID", "Email", "Section"]
-        + [f"{item.assignment.title_en}: {item.title} ({item.id})" for item in book.items]
-        + ["Total"]
-    )
-    writer.writerow(["Points Possible", "", "", "", ""] + [item.points for item in book.items] + [book.max_total])
-    for row in book.rows:
-        student = row.student
-        writer.writerow(
-            [student.get_full_name() or student.username, student.pk, student.username, student.email, course.term]
-            + ["" if cell is None or cell.effective is None else f"{cell.effective:g}" for cell in row.cells]
-            + [f"{row.total:g}"]
-        )
-    return response
+    return csv_response(f"gradebook-{course.pk}.csv", gradebook_rows(course))
 
 
 @login_required
