@@ -243,6 +243,8 @@ CACHES = {
 }
 LOGIN_FAILURES_ALLOWED = env_int("LOGIN_FAILURES_ALLOWED", 5)
 LOGIN_THROTTLE_S = env_int("LOGIN_THROTTLE_S", 15 * 60)
+# Prometheus's bearer token for /metrics (staff may read it logged in; empty: staff only).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
 # Failures against one account from any address, and from one address against any name.
 LOGIN_ACCOUNT_FAILURES_ALLOWED = env_int("LOGIN_ACCOUNT_FAILURES_ALLOWED", 20)
 LOGIN_ADDRESS_FAILURES_ALLOWED = env_int("LOGIN_ADDRESS_FAILURES_ALLOWED", 50)
