@@ -59,6 +59,32 @@ class Membership(models.Model):
         return self.role in (self.Role.INSTRUCTOR, self.Role.ASSISTANT)
 
 
+class Invitation(models.Model):
+    """A roster row: a place in the course kept for whoever follows the link mailed to its
+    address. Nobody is enrolled by a username or an email alone (issue 24: an account that
+    took a class's usernames first was enrolled in the students' places)."""
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    # What the roster said: offered as the new account's name, never matched to an account.
+    username = models.CharField(max_length=150, blank=True)
+    name = models.CharField(max_length=300, blank=True)
+    role = models.CharField(max_length=12, choices=Membership.Role.choices, default=Membership.Role.STUDENT)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    claimed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["email", "id"]
+        constraints = [models.UniqueConstraint(fields=["course", "email"], name="one_invitation_per_address")]
+
+    def __str__(self) -> str:
+        return f"{self.email} to {self.course_id}"
+
+
 class Assignment(models.Model):
     class LatePolicy(models.TextChoices):
         REFUSE = "refuse", _("Late work does not count")

@@ -243,6 +243,8 @@ CACHES = {
 }
 LOGIN_FAILURES_ALLOWED = env_int("LOGIN_FAILURES_ALLOWED", 5)
 LOGIN_THROTTLE_S = env_int("LOGIN_THROTTLE_S", 15 * 60)
+# How long a course invitation's emailed link stays valid (the instructor can send it again).
+INVITATION_VALID_S = env_int("INVITATION_VALID_S", 14 * 24 * 3600)
 # Prometheus's bearer token for /metrics (staff may read it logged in; empty: staff only).
 METRICS_TOKEN = env_str("METRICS_TOKEN", "")
 # Failures against one account from any address, and from one address against any name.
