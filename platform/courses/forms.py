@@ -23,6 +23,10 @@ class RosterForm(forms.Form):
     roster = forms.FileField(label=_("Roster (CSV: username, email, name)"))
 
 
+class CoursePseudonymForm(forms.Form):
+    pseudonym = forms.CharField(max_length=40, label=_("Your name on this course's leaderboards"))
+
+
 class InvitationSignUpForm(UserCreationForm):
     """A new account for an invited address: the name and password are the student's to choose."""
 

@@ -8,6 +8,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from accounts.pseudonyms import pseudonym_generate
 from catalog.languages import chinese
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
@@ -46,9 +47,15 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=12, choices=Role.choices, default=Role.STUDENT)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # The name on this course's boards: drawn afresh at enrolment, never the site-wide one, so
+    # a course board and the public boards cannot be matched up by name (issue 24).
+    pseudonym = models.CharField(_("name on this course's boards"), max_length=40, default=pseudonym_generate)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["course", "user"], name="unique_membership")]
+        constraints = [
+            models.UniqueConstraint(fields=["course", "user"], name="unique_membership"),
+            models.UniqueConstraint(fields=["course", "pseudonym"], name="unique_course_pseudonym"),
+        ]
         indexes = [models.Index(fields=["user", "role"]), models.Index(fields=["course", "role"])]
 
     def __str__(self) -> str:

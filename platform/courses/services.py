@@ -57,6 +57,19 @@ def course_join(*, user: User, code: str) -> Course:
     return course
 
 
+def membership_pseudonym_set(*, membership: Membership, name: str) -> Membership:
+    """A student's name on one course's boards: at least 3 characters, unique in the course."""
+    name = name.strip()
+    if len(name) < 3:
+        raise ValidationError(_("Choose at least 3 characters."))
+    taken = Membership.objects.filter(course_id=membership.course_id, pseudonym__iexact=name)
+    if taken.exclude(pk=membership.pk).exists():
+        raise ValidationError(_("Someone else in this course goes by this name already."))
+    membership.pseudonym = name
+    membership.save(update_fields=["pseudonym"])
+    return membership
+
+
 def assistant_add(*, course: Course, who: str, base_url: str) -> Invitation:
     """Invite an assistant by email: whoever follows the mailed link becomes one. An account is
     never made an assistant by a name or an address alone (addresses are not verified at sign-up)."""

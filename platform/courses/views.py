@@ -18,6 +18,7 @@ from courses.forms import (
     AssignmentForm,
     AssistantForm,
     CourseForm,
+    CoursePseudonymForm,
     InvitationSignUpForm,
     ItemForm,
     JoinForm,
@@ -85,6 +86,18 @@ def course_join(request, code: str = ""):
 @login_required
 def course_detail(request, pk: int):
     course, membership = course_for(request.user, pk)
+    pseudonym_form = CoursePseudonymForm(request.POST or None, initial={"pseudonym": membership.pseudonym})
+    status = 200
+    if request.method == "POST" and membership.role == membership.Role.STUDENT:
+        status = 400
+        if pseudonym_form.is_valid():
+            try:
+                services.membership_pseudonym_set(membership=membership, name=pseudonym_form.cleaned_data["pseudonym"])
+            except ValidationError as error:
+                pseudonym_form.add_error("pseudonym", _errors(error))
+            else:
+                messages.success(request, _("Saved."))
+                return redirect("courses:detail", course.pk)
     assignments = list(assignments_of(course))
     mine = {s.item_id: s for s in ItemScore.objects.filter(item__assignment__course=course, user=request.user)}
     return render(
@@ -97,7 +110,9 @@ def course_detail(request, pk: int):
             "mine": mine,
             "now": timezone.now(),
             "join_link": request.build_absolute_uri(reverse("courses:join_code", args=[course.join_code])),
+            "pseudonym_form": pseudonym_form,
         },
+        status=status,
     )
 
 
