@@ -9,7 +9,7 @@ advice on CSV injection); numbers are written as numbers.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from django.http import HttpResponse
 
@@ -27,7 +27,7 @@ def spreadsheet_safe(value: Cell) -> Cell:
     return value
 
 
-def csv_response(filename: str, rows: Iterable[list[Cell]]) -> HttpResponse:
+def csv_response(filename: str, rows: Iterable[Sequence[Cell]]) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     writer = csv.writer(response)
@@ -36,20 +36,28 @@ def csv_response(filename: str, rows: Iterable[list[Cell]]) -> HttpResponse:
     return response
 
 
-def gradebook_rows(course: Course) -> Iterator[list[Cell]]:
+def gradebook_rows(course: Course) -> Iterator[Sequence[Cell]]:
     """Canvas's gradebook import form (Student, ID, SIS Login ID, Section, then one column per
     assignment); Moodle and Blackboard map the same columns by email or username."""
     book = gradebook(course)
-    yield (
-        ["Student", "ID", "SIS Login ID", "Email", "Section"]
-        + [f"{item.assignment.title_en}: {item.title} ({item.id})" for item in book.items]
-        + ["Total"]
-    )
-    yield ["Points Possible", "", "", "", ""] + [item.points for item in book.items] + [book.max_total]
+    yield [
+        "Student",
+        "ID",
+        "SIS Login ID",
+        "Email",
+        "Section",
+        *(f"{item.assignment.title_en}: {item.title} ({item.id})" for item in book.items),
+        "Total",
+    ]
+    yield ["Points Possible", "", "", "", "", *(item.points for item in book.items), book.max_total]
     for row in book.rows:
         student = row.student
-        yield (
-            [student.get_full_name() or student.username, student.pk, student.username, student.email, course.term]
-            + ["" if cell is None or cell.effective is None else f"{cell.effective:g}" for cell in row.cells]
-            + [f"{row.total:g}"]
-        )
+        cells: list[Cell] = [
+            student.get_full_name() or student.username,
+            student.pk,
+            student.username,
+            student.email,
+            course.term,
+        ]
+        cells += ["" if cell is None or cell.effective is None else f"{cell.effective:g}" for cell in row.cells]
+        yield [*cells, f"{row.total:g}"]

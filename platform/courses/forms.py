@@ -2,8 +2,8 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
-from catalog.selectors import exercises_published
 from accounts.models import User
+from catalog.selectors import exercises_published
 from courses.models import Assignment, AssignmentItem, Course
 from interviews.models import InterviewTemplate
 from quizzes.models import Bank

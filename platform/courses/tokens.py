@@ -14,11 +14,11 @@ from courses.models import Invitation
 class InvitationTokenGenerator(PasswordResetTokenGenerator):
     key_salt = "graphdojo.courses.invitation"
 
-    def _make_hash_value(self, invitation, timestamp: int) -> str:  # type: ignore[override]
+    def _make_hash_value(self, invitation, timestamp: int) -> str:
         claimed = "" if invitation.claimed_at is None else invitation.claimed_at.isoformat()
         return f"{invitation.pk}|{invitation.course_id}|{invitation.email}|{invitation.role}|{claimed}|{timestamp}"
 
-    def check_token(self, invitation, token: str | None) -> bool:  # type: ignore[override]
+    def check_token(self, invitation, token: str | None) -> bool:
         """Like Django's check, with the invitation's own lifetime (INVITATION_VALID_S)."""
         if not (invitation and token) or token.count("-") != 1:
             return False

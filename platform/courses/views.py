@@ -160,7 +160,9 @@ def roster(request, pk: int):
                 invitation = services.invitation_resend(
                     course=course, invitation_id=int(request.POST["resend"]), base_url=_base_url(request)
                 )
-                messages.success(request, _("The invitation was sent again to %(email)s.") % {"email": invitation.email})
+                messages.success(
+                    request, _("The invitation was sent again to %(email)s.") % {"email": invitation.email}
+                )
                 return redirect("courses:roster", course.pk)
             else:
                 assistant_form = AssistantForm(request.POST)

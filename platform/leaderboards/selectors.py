@@ -16,8 +16,7 @@ import bisect
 import hashlib
 import math
 from dataclasses import dataclass
-from datetime import datetime
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import connection
@@ -261,7 +260,8 @@ def _board(
     )
     batch = latest[0] if latest else None
     ordered = entries.order_by(*BOARD_ORDER, tiebreak_sql(salt))
-    rows = [_row(v, ranking, viewer, real_names, batch) for v in ordered.values_list(*ROW_FIELDS)[start : start + PAGE_SIZE]]
+    page_values = ordered.values_list(*ROW_FIELDS)[start : start + PAGE_SIZE]
+    rows = [_row(v, ranking, viewer, real_names, batch) for v in page_values]
     you = next((r for r in rows if r.is_you), None)
     your_page = page if you else None
     if you is None:
@@ -319,7 +319,7 @@ def course_board(course: Course, *, viewer: User, page: int = 1, real_names: boo
         "user_id", "pseudonym", "user__username", "user__first_name", "user__last_name"
     )
     salt = board_salt(f"course:{course.pk}")
-    never = datetime.max.replace(tzinfo=dt_timezone.utc)
+    never = datetime.max.replace(tzinfo=UTC)
 
     def standing(uid: int) -> tuple[float, datetime]:
         total, reached = totals.get(uid, (0.0, None))

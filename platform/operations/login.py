@@ -13,6 +13,7 @@ fraction of a second, and a site nobody can log in to is the worse outage.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import unicodedata
 
@@ -60,7 +61,7 @@ def _count_failure(key: str) -> None:
 
 def login_failed(request: HttpRequest) -> None:
     for key, _allowed in brake_counters(request):
-        quietly(lambda key=key: _count_failure(key), what="login brake")
+        quietly(functools.partial(_count_failure, key), what="login brake")
 
 
 def login_succeeded(request: HttpRequest) -> None:

@@ -45,7 +45,7 @@ def test_one_account_is_braked_whatever_the_address(client, make_user, settings)
     settings.LOGIN_FAILURES_ALLOWED = 100
     settings.LOGIN_ACCOUNT_FAILURES_ALLOWED = 4
     user = make_user(f"target{uuid.uuid4().hex[:8]}")
-    for n in range(4):
+    for _ in range(4):
         fail_logins(client, user.username, 1, address=fresh_address())
     refused = client.post(reverse("login"), {"username": user.username, "password": user.raw_password},
                           REMOTE_ADDR=fresh_address())
