@@ -31,13 +31,23 @@ def login_name(raw: str) -> str:
     return unicodedata.normalize("NFKC", raw).strip().casefold()
 
 
+def client_address(request: HttpRequest) -> str:
+    """Who is logging in. Behind the deployment's proxy every connection comes from the proxy,
+    and one address-wide count would brake the whole site: there the proxy's own entry, the
+    last of X-Forwarded-For, names the client (what a client wrote there itself comes before it)."""
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if settings.BEHIND_TLS_PROXY and forwarded:
+        return forwarded.rsplit(",", 1)[-1].strip()
+    return request.META.get("REMOTE_ADDR", "")
+
+
 def _key(kind: str, value: str) -> str:
     return f"login-failures:{kind}:" + hashlib.sha256(value.encode()).hexdigest()[:32]
 
 
 def brake_counters(request: HttpRequest) -> list[tuple[str, int]]:
     """(cache key, failures allowed) of every count a login attempt is braked by."""
-    name, address = login_name(request.POST.get("username", "")), request.META.get("REMOTE_ADDR", "")
+    name, address = login_name(request.POST.get("username", "")), client_address(request)
     return [
         (_key("name-address", f"{name}|{address}"), settings.LOGIN_FAILURES_ALLOWED),
         (_key("account", name), settings.LOGIN_ACCOUNT_FAILURES_ALLOWED),

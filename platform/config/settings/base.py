@@ -248,6 +248,8 @@ LOGIN_THROTTLE_S = env_int("LOGIN_THROTTLE_S", 15 * 60)
 INVITATION_VALID_S = env_int("INVITATION_VALID_S", 14 * 24 * 3600)
 # Prometheus's bearer token for /metrics (staff may read it logged in; empty: staff only).
 METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+# Behind the TLS proxy of deploy/README.md, which appends the client to X-Forwarded-For.
+BEHIND_TLS_PROXY = env_bool("DJANGO_BEHIND_TLS_PROXY", False)
 # Failures against one account from any address, and from one address against any name.
 LOGIN_ACCOUNT_FAILURES_ALLOWED = env_int("LOGIN_ACCOUNT_FAILURES_ALLOWED", 20)
 LOGIN_ADDRESS_FAILURES_ALLOWED = env_int("LOGIN_ADDRESS_FAILURES_ALLOWED", 50)

@@ -79,3 +79,25 @@ def test_the_admin_login_cannot_sidestep_the_brake(client, make_user, settings):
     assert "_auth_user_id" not in client.session
     sent_on = client.get("/admin/login/?next=/admin/")
     assert sent_on.status_code == 302 and sent_on.url.startswith(reverse("login"))
+
+
+def test_behind_the_proxy_each_client_has_its_own_address_count(client, make_user, settings):
+    """Every connection comes from the proxy: the address count follows the client the proxy
+    appended to X-Forwarded-For, so one client's guesses do not lock everyone out, and a
+    client's own X-Forwarded-For entry does not give it a new address."""
+    settings.BEHIND_TLS_PROXY = True
+    settings.LOGIN_FAILURES_ALLOWED = 100
+    settings.LOGIN_ADDRESS_FAILURES_ALLOWED = 3
+    guesser, bystander = fresh_address(), fresh_address()
+    for n in range(3):
+        forged = f"{fresh_address()}, {guesser}"  # what it wrote itself, then what the proxy saw
+        response = client.post(reverse("login"), {"username": f"spray{n}{uuid.uuid4().hex[:6]}", "password": "x"},
+                               REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=forged)
+        assert response.status_code == 200
+    user = make_user(f"bystander{uuid.uuid4().hex[:8]}")
+    form = {"username": user.username, "password": user.raw_password}
+    refused = client.post(reverse("login"), form, REMOTE_ADDR="127.0.0.1",
+                          HTTP_X_FORWARDED_FOR=f"{fresh_address()}, {guesser}")
+    assert refused.status_code == 429
+    welcome = client.post(reverse("login"), form, REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=bystander)
+    assert welcome.status_code == 302
