@@ -378,6 +378,8 @@ def student_detail(request, pk: int, user_pk: int):
             "course": course,
             "membership": membership,
             "student": student,
+            # The course's own name for them: staff (assistants included) never learn the site-wide one.
+            "board_name": course.memberships.get(user=student).pseudonym,
             "assignments": assignments,
             "record": student_record(course, student, items),
             "override_form": OverrideForm(),

@@ -77,3 +77,13 @@ def test_a_course_board_shows_the_course_pseudonym_which_the_student_chooses(cli
     client.force_login(classmate)
     taken = client.post(detail, {"pseudonym": "Graphs-In-Class"})
     assert taken.status_code == 400 and "Someone else" in taken.content.decode()
+
+
+def test_the_course_staff_see_the_course_name_not_the_site_wide_one(client):
+    student = make.user("noor", pseudonym="site-wide-noor")
+    course = make.course(students=[student])
+    assistant = make.user("ta")
+    Membership.objects.create(course=course, user=assistant, role="assistant")
+    client.force_login(assistant)
+    page = client.get(reverse("courses:student", args=[course.pk, student.pk])).content.decode()
+    assert course.memberships.get(user=student).pseudonym in page and "site-wide-noor" not in page
