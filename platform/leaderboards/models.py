@@ -35,7 +35,7 @@ class Entry(models.Model):
             # The board, in its order; it covers the rank histogram and interval ends too, so
             # those read the index alone.
             models.Index(
-                fields=["exercise_version", "-score", "ratio_low", "ratio", "id"],
+                fields=["exercise_version", "-score", "ratio_low", "ratio", "achieved_at"],
                 name="board_order",
                 include=["user_id", "ratio_high"],
             ),

@@ -105,7 +105,8 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "GraphDojo <noreply@localhost>")
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    # OWASP ASVS 2.1.1: at least 12 characters; no composition rules (2.1.9).
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
@@ -246,6 +247,15 @@ CACHES = {
 }
 LOGIN_FAILURES_ALLOWED = env_int("LOGIN_FAILURES_ALLOWED", 5)
 LOGIN_THROTTLE_S = env_int("LOGIN_THROTTLE_S", 15 * 60)
+# How long a course invitation's emailed link stays valid (the instructor can send it again).
+INVITATION_VALID_S = env_int("INVITATION_VALID_S", 14 * 24 * 3600)
+# Prometheus's bearer token for /metrics (staff may read it logged in; empty: staff only).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+# Behind the TLS proxy of deploy/README.md, which appends the client to X-Forwarded-For.
+BEHIND_TLS_PROXY = env_bool("DJANGO_BEHIND_TLS_PROXY", False)
+# Failures against one account from any address, and from one address against any name.
+LOGIN_ACCOUNT_FAILURES_ALLOWED = env_int("LOGIN_ACCOUNT_FAILURES_ALLOWED", 20)
+LOGIN_ADDRESS_FAILURES_ALLOWED = env_int("LOGIN_ADDRESS_FAILURES_ALLOWED", 50)
 
 # One line per event, with the submission it concerns (from the view to the stored verdict).
 LOGGING = {
