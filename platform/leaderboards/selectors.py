@@ -26,6 +26,7 @@ from accounts.models import User
 from catalog.models import Exercise
 from courses.models import Course, ItemScore
 from courses.selectors import student_ids
+from grader.host.performance import ratio_text
 from leaderboards.board_cache import ranking_get, ranking_set
 from leaderboards.models import FULL_SCORE, Entry, Verification
 
@@ -76,15 +77,15 @@ class Row:
 
     @property
     def ratio_text(self) -> str:
-        return "" if self.ratio is None else f"{self.ratio:.2f}"
+        return ratio_text(self.ratio)
 
     @property
     def low_text(self) -> str:
-        return "" if self.low is None else f"{self.low:.2f}"
+        return ratio_text(self.low)
 
     @property
     def high_text(self) -> str:
-        return "" if self.high is None else f"{self.high:.2f}"
+        return ratio_text(self.high)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class Board:
     you: Row | None
     your_page: int | None
     verified: VerifiedTop | None = None
+    you_withdrawn: bool = False  # the viewer's entry is off the ranking (a re-measurement failed it)
 
 
 class Ranking:
@@ -147,6 +149,11 @@ class Ranking:
         if score >= FULL_SCORE and low is not None:
             ahead += bisect.bisect_left(self.lows, low)
         return ahead
+
+
+def ranked(version_id: int | None) -> QuerySet[Entry]:
+    """The entries a board of this version ranks: not those withdrawn after a failed re-measurement."""
+    return Entry.objects.filter(exercise_version_id=version_id, withdrawn_at__isnull=True)
 
 
 def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch: int | None) -> Row:
@@ -203,11 +210,11 @@ def site_ranking(version_id: int, viewer: User) -> Ranking:
     ranking = ranking_get(version_id)
     if ranking is None:
         hidden = User.objects.filter(hide_from_public_boards=True).values("id")
-        ranking = _ranking(Entry.objects.filter(exercise_version_id=version_id).exclude(user_id__in=hidden))
+        ranking = _ranking(ranked(version_id).exclude(user_id__in=hidden))
         ranking_set(version_id, ranking)
     if viewer.hide_from_public_boards:  # they see themselves on the board the others do not
         mine = (
-            Entry.objects.filter(exercise_version_id=version_id, user_id=viewer.id)
+            ranked(version_id).filter(user_id=viewer.id)
             .values_list("score", "ratio_low", "ratio_high")
             .first()
         )
@@ -259,7 +266,7 @@ def exercise_board(
     exercise: Exercise, *, viewer: User, page: int = 1, course: Course | None = None, real_names: bool = False
 ) -> Board:
     """The exercise's board, site-wide (without those who hide) or among a course's students."""
-    entries = Entry.objects.filter(exercise_version_id=exercise.current_version_id)
+    entries = ranked(exercise.current_version_id)
     version_id = exercise.current_version_id
     ranking = None
     if course is None:
@@ -269,7 +276,11 @@ def exercise_board(
         ranking = site_ranking(version_id, viewer) if version_id is not None else None
     else:
         entries = entries.filter(user_id__in=student_ids(course))
-    return _board(entries, viewer=viewer, page=page, real_names=real_names, version_id=version_id, ranking=ranking)
+    board = _board(entries, viewer=viewer, page=page, real_names=real_names, version_id=version_id, ranking=ranking)
+    board.you_withdrawn = board.you is None and Entry.objects.filter(
+        exercise_version_id=version_id, user_id=viewer.id, withdrawn_at__isnull=False
+    ).exists()
+    return board
 
 
 def course_board(course: Course, *, viewer: User, page: int = 1, real_names: bool = False) -> Board:
