@@ -28,6 +28,7 @@ from accounts.models import User
 from catalog.models import Exercise
 from courses.models import Course, ItemScore, Membership
 from courses.selectors import student_ids
+from grader.host.performance import ratio_text
 from leaderboards.board_cache import ranking_get, ranking_set
 from leaderboards.models import FULL_SCORE, Entry, Verification
 
@@ -81,15 +82,15 @@ class Row:
 
     @property
     def ratio_text(self) -> str:
-        return "" if self.ratio is None else f"{self.ratio:.2f}"
+        return ratio_text(self.ratio)
 
     @property
     def low_text(self) -> str:
-        return "" if self.low is None else f"{self.low:.2f}"
+        return ratio_text(self.low)
 
     @property
     def high_text(self) -> str:
-        return "" if self.high is None else f"{self.high:.2f}"
+        return ratio_text(self.high)
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ class Board:
     you: Row | None
     your_page: int | None
     verified: VerifiedTop | None = None
+    you_withdrawn: bool = False  # the viewer's entry is off the ranking (a re-measurement failed it)
 
 
 class Ranking:
@@ -169,6 +171,11 @@ def tiebreak_sql(salt: str) -> MD5:
     return MD5(Concat(Value(salt), Cast("user_id", CharField())))
 
 
+def ranked(version_id: int | None) -> QuerySet[Entry]:
+    """The entries a board of this version ranks: not those withdrawn after a failed re-measurement."""
+    return Entry.objects.filter(exercise_version_id=version_id, withdrawn_at__isnull=True)
+
+
 def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch: int | None) -> Row:
     user_id, score, ratio, low, high, pseudonym, username, first, last, verification_id = values
     rank, shared = ranking.rank(score, low)
@@ -223,11 +230,11 @@ def site_ranking(version_id: int, viewer: User) -> Ranking:
     ranking = ranking_get(version_id)
     if ranking is None:
         hidden = User.objects.filter(hide_from_public_boards=True).values("id")
-        ranking = _ranking(Entry.objects.filter(exercise_version_id=version_id).exclude(user_id__in=hidden))
+        ranking = _ranking(ranked(version_id).exclude(user_id__in=hidden))
         ranking_set(version_id, ranking)
     if viewer.hide_from_public_boards:  # they see themselves on the board the others do not
         mine = (
-            Entry.objects.filter(exercise_version_id=version_id, user_id=viewer.id)
+            ranked(version_id).filter(user_id=viewer.id)
             .values_list("score", "ratio_low", "ratio_high")
             .first()
         )
@@ -280,7 +287,7 @@ def exercise_board(
 ) -> Board:
     """The exercise's board, site-wide (without those who hide) or among a course's students
     (under their names in that course)."""
-    entries = Entry.objects.filter(exercise_version_id=exercise.current_version_id)
+    entries = ranked(exercise.current_version_id)
     version_id = exercise.current_version_id
     ranking = None
     if course is None:
@@ -296,9 +303,13 @@ def exercise_board(
             )
         )
         salt = board_salt(f"course:{course.pk}:exercise:{exercise.pk}")
-    return _board(
+    board = _board(
         entries, salt=salt, viewer=viewer, page=page, real_names=real_names, version_id=version_id, ranking=ranking
     )
+    board.you_withdrawn = board.you is None and Entry.objects.filter(
+        exercise_version_id=version_id, user_id=viewer.id, withdrawn_at__isnull=False
+    ).exists()
+    return board
 
 
 def course_board(course: Course, *, viewer: User, page: int = 1, real_names: bool = False) -> Board:

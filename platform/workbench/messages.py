@@ -24,6 +24,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, gettext_noop, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from grader.host.performance import ratio_text
+
 # message id -> its text with %(name)s parameters (the judge's ids and parameter names).
 CATALOGUE: dict[str, str] = {
     "check.passed": gettext_noop("passed"),
@@ -188,6 +190,9 @@ def in_language(text: dict[str, Any]) -> str:
     ))
 
 
+_RATIOS = frozenset({"ratio", "low", "high"})
+
+
 def _shown(name: str, value: Any) -> Any:
     """A parameter as the message shows it: a check's own words in the reader's language,
     durations in words, English prose translated where a pattern knows it, a baseline by its
@@ -203,7 +208,9 @@ def _shown(name: str, value: Any) -> Any:
             pass
     if name in _PROSE:
         return translate_english(str(value))
-    if isinstance(value, float):
+    if name in _RATIOS and isinstance(value, int | float) and ratio_text(float(value)):
+        value = ratio_text(float(value))  # as the page's numbers and the boards print a ratio
+    elif isinstance(value, float):
         value = f"{value:.3g}"
     return format_html("<code>{}</code>", value)
 

@@ -140,6 +140,8 @@ GRADING_SWEEP_EVERY_S = env_int("GRADING_SWEEP_EVERY_S", 60)
 GRADING_RETRY_BACKOFF_S = env_int("GRADING_RETRY_BACKOFF_S", 5)
 GRADING_RETRY_BACKOFF_MAX_S = env_int("GRADING_RETRY_BACKOFF_MAX_S", 4 * 60)
 GRADING_MAX_RETRIES = env_int("GRADING_MAX_RETRIES", 8)
+# A grading whose speed did not settle is measured again once, this long after (grading.measure_again).
+GRADING_MEASURE_AGAIN_AFTER_S = env_int("GRADING_MEASURE_AGAIN_AFTER_S", 60)
 # Fairness: a student's submissions waiting or running, and submissions a minute.
 SUBMISSIONS_IN_FLIGHT_MAX = env_int("SUBMISSIONS_IN_FLIGHT_MAX", 3)
 SUBMISSIONS_PER_MINUTE_MAX = env_int("SUBMISSIONS_PER_MINUTE_MAX", 6)
