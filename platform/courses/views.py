@@ -10,7 +10,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from catalog.selectors import exercises_published
 from courses import services
 from courses.analytics import exercise_stats, quiz_stats
 from courses.forms import AssignmentForm, AssistantForm, CourseForm, ItemForm, JoinForm, OverrideForm, RosterForm
@@ -39,7 +38,7 @@ def course_list(request):
     return render(
         request,
         "courses/list.html",
-        {"memberships": memberships_of(request.user), "join": JoinForm(), "exercises": exercises_published()},
+        {"memberships": memberships_of(request.user), "join": JoinForm()},
     )
 
 

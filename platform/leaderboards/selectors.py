@@ -28,6 +28,7 @@ from courses.models import Course, ItemScore
 from courses.selectors import student_ids
 from leaderboards.board_cache import ranking_get, ranking_set
 from leaderboards.models import FULL_SCORE, Entry, Verification
+from workbench.selectors import exercise_entries
 
 PAGE_SIZE = 50
 BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "id")
@@ -326,3 +327,37 @@ def stale_progress(exercise: Exercise) -> tuple[int, int]:
     """(entries on the current version, all entries): how far a version change's regrade is."""
     entries = Entry.objects.filter(exercise=exercise)
     return entries.filter(exercise_version_id=exercise.current_version_id).count(), entries.count()
+
+
+@dataclass(frozen=True)
+class BoardLink:
+    """One exercise's board as the boards' index lists it."""
+
+    exercise: Exercise
+    title: str
+    difficulty: str
+    state: str  # solved, attempted or new, for the viewer
+    total: int
+    your_rank: str  # "" when the viewer has no entry
+
+
+def board_index(viewer: User) -> list[BoardLink]:
+    """Every published exercise's site-wide board in the suggested order, with its size and
+    the viewer's rank; one cached ranking per board, so the page costs a query per exercise."""
+    scores = {
+        version_id: (score, low)
+        for version_id, score, low in Entry.objects.filter(user_id=viewer.id).values_list(
+            "exercise_version_id", "score", "ratio_low"
+        )
+    }
+    links = []
+    for entry in exercise_entries(viewer):
+        ranking = site_ranking(entry.version.id, viewer)
+        rank = ""
+        if entry.version.id in scores:
+            number, shared = ranking.rank(*scores[entry.version.id])
+            rank = f"={number}" if shared else str(number)
+        links.append(
+            BoardLink(entry.exercise, entry.version.title, entry.version.difficulty, entry.state, ranking.total, rank)
+        )
+    return links

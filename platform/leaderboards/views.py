@@ -8,7 +8,7 @@ from django.views.decorators.http import require_POST
 from catalog.models import Exercise
 from catalog.selectors import exercises_published
 from courses.selectors import course_for
-from leaderboards.selectors import course_board, exercise_board, stale_progress
+from leaderboards.selectors import board_index, course_board, exercise_board, stale_progress
 from leaderboards.services import stale_entries_regrade
 
 LIVE_EVERY_S = 5
@@ -27,6 +27,21 @@ def _render(request, context: dict):
     """The whole page, or only the board when htmx polls for a new best."""
     template = "leaderboards/_board.html" if request.headers.get("HX-Request") else "leaderboards/board.html"
     return render(request, template, {"live_every_s": LIVE_EVERY_S, **context})
+
+
+@login_required
+def index(request):
+    """Every exercise's board, in the order the exercises are suggested, with your place on each."""
+    return render(request, "leaderboards/index.html", {"boards": board_index(request.user)})
+
+
+@login_required
+def your_rank(request, slug: str):
+    """Where the viewer's best stands on the exercise's site-wide board: a line the verdict
+    page loads once the verdict is in (the board keeps the best, not the latest)."""
+    exercise = get_object_or_404(exercises_published(), slug=slug)
+    board = exercise_board(exercise, viewer=request.user)
+    return render(request, "leaderboards/_your_rank.html", {"exercise": exercise, "board": board})
 
 
 @login_required

@@ -15,7 +15,7 @@ from grading.selectors import submissions_of, waiting_for_a_missing_worker
 from grading.services import SubmissionRefused, submission_create
 from submissions.forms import SubmissionForm
 from workbench.messages import DIFFICULTY_ORDER
-from workbench.selectors import draft_code, exercise_entries, exercise_tags
+from workbench.selectors import draft_code, exercise_entries, exercise_tags, next_exercise
 from workbench.verdicts import error_lines
 
 
@@ -97,5 +97,8 @@ def submission_status(request: AuthenticatedHttpRequest, pk: int) -> HttpRespons
 
 
 def _status_context(submission: Submission) -> dict[str, object]:
-    return {"submission": submission, "no_worker": waiting_for_a_missing_worker(submission),
-            "needs_gpu": submission.exercise_version.needs_gpu}
+    context = {"submission": submission, "no_worker": waiting_for_a_missing_worker(submission),
+               "needs_gpu": submission.exercise_version.needs_gpu}
+    if submission.verdict == "ACCEPTED":
+        context["next_exercise"] = next_exercise(submission.user, submission.exercise_version.exercise)
+    return context

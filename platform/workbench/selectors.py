@@ -76,3 +76,13 @@ def _requires(version: ExerciseVersion) -> tuple[str, ...]:
 def exercise_tags() -> list[str]:
     """Every tag of a published exercise, for the filter."""
     return sorted({tag for e in exercises_published() if e.current_version for tag in e.current_version.tags or []})
+
+
+def next_exercise(user: User, after: Exercise) -> ExerciseEntry | None:
+    """What to try once ``after`` is solved: the first unsolved exercise in the suggested
+    order that comes after it, else the first unsolved one anywhere."""
+    entries = exercise_entries(user)
+    place = next((i for i, e in enumerate(entries) if e.exercise.pk == after.pk), -1)
+    unsolved = [(i, e) for i, e in enumerate(entries) if e.state != "solved" and e.exercise.pk != after.pk]
+    later = [e for i, e in unsolved if i > place]
+    return (later or [e for _, e in unsolved] or [None])[0]
