@@ -26,6 +26,8 @@ from accounts.models import User
 from catalog.models import Exercise
 from courses.models import Course, ItemScore
 from courses.selectors import student_ids
+from grader.host.performance import overall_ratio
+from grading.models import Submission
 from leaderboards.board_cache import ranking_get, ranking_set
 from leaderboards.models import FULL_SCORE, Entry, Verification
 from workbench.selectors import exercise_entries
@@ -361,3 +363,47 @@ def board_index(viewer: User) -> list[BoardLink]:
             BoardLink(entry.exercise, entry.version.title, entry.version.difficulty, entry.state, ranking.total, rank)
         )
     return links
+
+
+@dataclass(frozen=True)
+class SpeedAmongAccepted:
+    """Where one submission's speed falls among the accepted solutions on the board."""
+
+    others: int  # accepted, timed entries of other students
+    faster_than: int  # percent of them slower than this submission
+    bars: list[tuple[int, bool]]  # a histogram of their ratios: (height in percent, holds yours)
+
+
+def speed_among_accepted(submission: Submission, bins: int = 12) -> SpeedAmongAccepted | None:
+    """Compare a full-score submission's speed (its ratio to the baseline, measured in its own
+    run) with every other student's best accepted, timed entry on the exercise's board; None
+    when the submission is not accepted or timed nothing."""
+    if (submission.score or 0.0) < FULL_SCORE or (mine := overall_ratio(submission.result)) is None:
+        return None
+    hidden = User.objects.filter(hide_from_public_boards=True).values("id")
+    ratios = list(
+        Entry.objects.filter(
+            exercise_version_id=submission.exercise_version_id, score__gte=FULL_SCORE, ratio__isnull=False
+        )
+        .exclude(user_id=submission.user_id)
+        .exclude(user_id__in=hidden)
+        .values_list("ratio", flat=True)
+    )
+    ratio = mine[0]
+    if not ratios:
+        return SpeedAmongAccepted(0, 0, [])
+    faster_than = round(100 * sum(r > ratio for r in ratios) / len(ratios))
+    logs = [math.log(r) for r in ratios if r > 0]
+    lo, hi = min([*logs, math.log(ratio)]), max([*logs, math.log(ratio)])
+    width = (hi - lo) / bins or 1.0
+
+    def slot(value: float) -> int:
+        return min(bins - 1, int((math.log(value) - lo) / width))
+
+    counts = [0] * bins
+    for r in ratios:
+        counts[slot(r)] += 1
+    top = max(counts)
+    return SpeedAmongAccepted(
+        len(ratios), faster_than, [(round(100 * c / top), i == slot(ratio)) for i, c in enumerate(counts)]
+    )

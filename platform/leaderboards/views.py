@@ -8,7 +8,8 @@ from django.views.decorators.http import require_POST
 from catalog.models import Exercise
 from catalog.selectors import exercises_published
 from courses.selectors import course_for
-from leaderboards.selectors import board_index, course_board, exercise_board, stale_progress
+from grading.models import Submission
+from leaderboards.selectors import board_index, course_board, exercise_board, speed_among_accepted, stale_progress
 from leaderboards.services import stale_entries_regrade
 
 LIVE_EVERY_S = 5
@@ -41,7 +42,11 @@ def your_rank(request, slug: str):
     page loads once the verdict is in (the board keeps the best, not the latest)."""
     exercise = get_object_or_404(exercises_published(), slug=slug)
     board = exercise_board(exercise, viewer=request.user)
-    return render(request, "leaderboards/_your_rank.html", {"exercise": exercise, "board": board})
+    speed = None
+    if (pk := request.GET.get("submission", "")).isdigit():
+        submission = get_object_or_404(Submission, pk=int(pk), user=request.user, exercise_version__exercise=exercise)
+        speed = speed_among_accepted(submission)
+    return render(request, "leaderboards/_your_rank.html", {"exercise": exercise, "board": board, "speed": speed})
 
 
 @login_required
