@@ -1,13 +1,15 @@
 """The pages a student practises on: the exercise list, an exercise with its code form, a verdict."""
-from typing import Any
+import difflib
+from typing import Any, cast
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from accounts.models import User
 from catalog.models import Exercise
 from catalog.selectors import exercises_published
 from grading.models import Submission
@@ -15,17 +17,24 @@ from grading.selectors import submissions_of, waiting_for_a_missing_worker
 from grading.services import SubmissionRefused, submission_create
 from submissions.forms import SubmissionForm
 from workbench.messages import DIFFICULTY_ORDER
-from workbench.selectors import draft_code, exercise_entries, exercise_tags, next_exercise
+from workbench.selectors import continue_with, draft_code, exercise_entries, exercise_tags, next_exercise
 from workbench.verdicts import error_lines
 
 
-@login_required
-def exercise_list(request: AuthenticatedHttpRequest) -> HttpResponse:
+def exercise_list(request: HttpRequest) -> HttpResponse:
+    """The home page: for a visitor, what the site is; for a student, where they left off and
+    the exercises."""
+    if not request.user.is_authenticated:
+        return render(request, "submissions/welcome.html", {"exercises": exercises_published().count()})
+    user = cast(User, request.user)
     difficulty, tag = request.GET.get("difficulty", ""), request.GET.get("tag", "")
-    entries = exercise_entries(request.user, difficulty=difficulty, tag=tag)
+    entries = exercise_entries(user, difficulty=difficulty, tag=tag)
+    tags = exercise_tags()
     context = {
         "entries": entries, "difficulty": difficulty, "tag": tag, "difficulties": list(DIFFICULTY_ORDER),
-        "tags": exercise_tags(), "solved": sum(e.state == "solved" for e in entries),
+        "tags": tags if not tag or tag in tags else sorted([*tags, tag]),
+        "solved": sum(e.state == "solved" for e in entries),
+        "resume": None if difficulty or tag else continue_with(user, entries),
     }
     return render(request, "submissions/exercise_list.html", context)
 
@@ -87,7 +96,21 @@ def _own_submission(request: AuthenticatedHttpRequest, pk: int) -> Submission:
 
 @login_required
 def submission_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    return render(request, "submissions/detail.html", _status_context(_own_submission(request, pk)))
+    submission = _own_submission(request, pk)
+    previous = (
+        submissions_of(request.user, submission.exercise_version.exercise).filter(pk__lt=submission.pk).order_by("-pk")
+        .first()
+    )
+    context = {**_status_context(submission), "previous": previous,
+               "changes": code_changes(previous.code, submission.code) if previous else []}
+    return render(request, "submissions/detail.html", context)
+
+
+def code_changes(before: str, after: str) -> list[tuple[str, str]]:
+    """A unified diff as (kind, line) pairs the page colours: "add", "del", "hunk" or "same"."""
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2)
+    kinds = {"+": "add", "-": "del", "@": "hunk"}
+    return [(kinds.get(line[:1], "same"), line) for line in list(lines)[2:]]  # no ---/+++ header
 
 
 @login_required
