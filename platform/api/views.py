@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from api.serializers import (
     BoardQuerySerializer,
     BoardSerializer,
-    ExerciseQuerySerializer,
     ExerciseDetailSerializer,
+    ExerciseQuerySerializer,
     ExerciseSerializer,
     QuizBankSerializer,
     SubmissionQuerySerializer,
@@ -66,7 +66,8 @@ class ExerciseListView(GenericAPIView):
                    **NOT_LOGGED_IN},
     )
     def get(self, request: Request) -> Response:
-        query = ExerciseQuerySerializer(data=request.query_params.dict())  # a dict: "?difficulty=" is a value, not absence
+        # A dict, not the QueryDict: "?difficulty=" is then a value to refuse, not an absence.
+        query = ExerciseQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         entries = exercise_entries(
             request.user, difficulty=query.validated_data.get("difficulty", ""), tag=query.validated_data.get("tag", "")

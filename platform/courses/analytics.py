@@ -9,7 +9,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Min, Q
-
 from django.utils.translation import gettext as _
 
 from catalog.languages import localized

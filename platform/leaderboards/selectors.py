@@ -381,19 +381,21 @@ def speed_among_accepted(submission: Submission, bins: int = 12) -> SpeedAmongAc
     if (submission.score or 0.0) < FULL_SCORE or (mine := overall_ratio(submission.result)) is None:
         return None
     hidden = User.objects.filter(hide_from_public_boards=True).values("id")
-    ratios = list(
-        Entry.objects.filter(
+    ratios = [
+        r
+        for r in Entry.objects.filter(
             exercise_version_id=submission.exercise_version_id, score__gte=FULL_SCORE, ratio__isnull=False
         )
         .exclude(user_id=submission.user_id)
         .exclude(user_id__in=hidden)
         .values_list("ratio", flat=True)
-    )
+        if r is not None and r > 0
+    ]
     ratio = mine[0]
     if not ratios:
         return SpeedAmongAccepted(0, 0, [])
     faster_than = round(100 * sum(r > ratio for r in ratios) / len(ratios))
-    logs = [math.log(r) for r in ratios if r > 0]
+    logs = [math.log(r) for r in ratios]
     lo, hi = min([*logs, math.log(ratio)]), max([*logs, math.log(ratio)])
     width = (hi - lo) / bins or 1.0
 

@@ -18,8 +18,12 @@ def banks_published() -> QuerySet[Bank]:
     """Banks easiest first (by their questions' mean difficulty), so a newcomer does not open
     the list on the hardest quiz."""
     live = Q(questions__retired=False)
-    weight = Case(When(questions__difficulty="easy", then=Value(1.0)), When(questions__difficulty="hard", then=Value(3.0)),
-                  default=Value(2.0), output_field=FloatField())
+    weight = Case(
+        When(questions__difficulty="easy", then=Value(1.0)),
+        When(questions__difficulty="hard", then=Value(3.0)),
+        default=Value(2.0),
+        output_field=FloatField(),
+    )
     return Bank.objects.filter(retired=False).annotate(
         question_count=Count("questions", filter=live), ease=Avg(weight, filter=live)
     ).order_by(F("ease").asc(nulls_last=True), "title_en")

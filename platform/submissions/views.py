@@ -1,6 +1,6 @@
 """The pages a student practises on: the exercise list, an exercise with its code form, a verdict."""
 import difflib
-from typing import Any, cast
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -9,7 +9,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.http import AuthenticatedHttpRequest
-from accounts.models import User
 from catalog.models import Exercise
 from catalog.selectors import exercises_published
 from grading.models import Submission
@@ -26,7 +25,7 @@ def exercise_list(request: HttpRequest) -> HttpResponse:
     the exercises."""
     if not request.user.is_authenticated:
         return render(request, "submissions/welcome.html", {"exercises": exercises_published().count()})
-    user = cast(User, request.user)
+    user = request.user
     difficulty, tag = request.GET.get("difficulty", ""), request.GET.get("tag", "")
     entries = exercise_entries(user, difficulty=difficulty, tag=tag)
     tags = exercise_tags()

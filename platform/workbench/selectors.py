@@ -78,7 +78,9 @@ def _requires(version: ExerciseVersion) -> tuple[str, ...]:
 def exercise_tags(min_exercises: int = 2) -> list[str]:
     """Tags shared by at least ``min_exercises`` published exercises, for the filter: a tag
     only one exercise carries filters nothing (there were 65 of them in one dropdown)."""
-    counts = Counter(tag for e in exercises_published() if e.current_version for tag in set(e.current_version.tags or []))
+    counts = Counter(
+        tag for e in exercises_published() if e.current_version for tag in set(e.current_version.tags or [])
+    )
     return sorted(tag for tag, n in counts.items() if n >= min_exercises)
 
 
@@ -104,4 +106,4 @@ def next_exercise(user: User, after: Exercise) -> ExerciseEntry | None:
     place = next((i for i, e in enumerate(entries) if e.exercise.pk == after.pk), -1)
     unsolved = [(i, e) for i, e in enumerate(entries) if e.state != "solved" and e.exercise.pk != after.pk]
     later = [e for i, e in unsolved if i > place]
-    return (later or [e for _, e in unsolved] or [None])[0]
+    return next(iter(later or [e for _, e in unsolved]), None)

@@ -111,7 +111,9 @@ def perf_words(case: Any) -> PerfWords:
     details: list[tuple[str, str]] = []
     if case.n:
         details.append((_("Timed runs of each"), str(case.n)))
-    for key, label in (("student_compile_s", _("Your set-up time")), ("baseline_compile_s", _("Its set-up time"))):
+    set_up = (("student_compile_s", _("Your set-up time")),
+              ("baseline_compile_s", _("Set-up time of %(base)s") % {"base": base}))
+    for key, label in set_up:
         if isinstance(raw.get(key), int | float):
             details.append((label, messages.duration(float(raw[key]))))
     if isinstance(raw.get("elapsed_s"), int | float) and isinstance(raw.get("budget_s"), int | float):
