@@ -409,3 +409,24 @@ def speed_among_accepted(submission: Submission, bins: int = 12) -> SpeedAmongAc
     return SpeedAmongAccepted(
         len(ratios), faster_than, [(round(100 * c / top), i == slot(ratio)) for i, c in enumerate(counts)]
     )
+
+
+@dataclass(frozen=True)
+class BestAndLatest:
+    """The viewer's submission the board ranks (their best) beside their latest graded one."""
+
+    best: Submission | None
+    latest: Submission | None
+
+
+def best_and_latest(exercise: Exercise, viewer: User) -> BestAndLatest | None:
+    """None when the viewer has no graded submission on the exercise's current version."""
+    graded = Submission.objects.filter(
+        user_id=viewer.id, exercise_version_id=exercise.current_version_id, status=Submission.Status.GRADED
+    )
+    latest = graded.order_by("-created_at", "-id").first()
+    if latest is None:
+        return None
+    entry = Entry.objects.filter(user_id=viewer.id, exercise_version_id=exercise.current_version_id).first()
+    best = graded.filter(id=entry.submission_id).first() if entry else None
+    return BestAndLatest(best, latest)

@@ -9,7 +9,7 @@ from catalog.models import Exercise
 from catalog.selectors import exercises_published
 from courses.selectors import course_for
 from grading.models import Submission
-from leaderboards.selectors import board_index, course_board, exercise_board, speed_among_accepted, stale_progress
+from leaderboards.selectors import best_and_latest, board_index, course_board, exercise_board, speed_among_accepted, stale_progress
 from leaderboards.services import stale_entries_regrade
 
 LIVE_EVERY_S = 5
@@ -62,6 +62,7 @@ def exercise_view(request, slug: str):
             "title": _title(exercise),
             "regraded": current,
             "entries": total,
+            "mine": best_and_latest(exercise, request.user),
         },
     )
 

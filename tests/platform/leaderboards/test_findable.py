@@ -74,3 +74,16 @@ def test_after_accepted_the_verdict_offers_the_next_exercise(client):
     page = client.get(reverse("submissions:detail", args=[mine.pk])).content.decode()
     assert f'href="{reverse("submissions:exercise_detail", args=[following.slug])}"' in page
     assert "Next exercise: Exercise bb-second" in page
+
+
+def test_the_board_shows_your_best_beside_your_latest(client):
+    ex = make.exercise()
+    me = make.user("me")
+    best = make.graded(me, ex, ratio=1.0)
+    latest = make.graded(me, ex, score=0.5)
+    client.force_login(me)
+    page = client.get(reverse("leaderboards:exercise", args=[ex.slug])).content.decode()
+    section = page.split('id="best-latest"')[1].split("</section>")[0]
+    assert f"#{best.pk}</a> · Accepted · 100%" in section
+    assert f"#{latest.pk}</a> · Partly right · 50%" in section
+    assert "never lowers your rank" in section
