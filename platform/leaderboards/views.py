@@ -9,7 +9,14 @@ from catalog.models import Exercise
 from catalog.selectors import exercises_published
 from courses.selectors import course_for
 from grading.models import Submission
-from leaderboards.selectors import best_and_latest, board_index, course_board, exercise_board, speed_among_accepted, stale_progress
+from leaderboards.selectors import (
+    best_and_latest,
+    board_index,
+    course_board,
+    exercise_board,
+    speed_among_accepted,
+    stale_progress,
+)
 from leaderboards.services import stale_entries_regrade
 
 LIVE_EVERY_S = 5
