@@ -1,4 +1,5 @@
 import csv
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -229,7 +230,9 @@ def item_work(request, pk: int, item_pk: int):
             except ValidationError as error:
                 form.add_error("code", error)
             else:
-                return redirect("submissions:detail", pk=submission.pk)
+                # The verdict's back link returns here, inside the course, not to the open exercise.
+                back = reverse("courses:item_work", args=[course.pk, item.pk])
+                return redirect(f"{reverse('submissions:detail', args=[submission.pk])}?{urlencode({'back': back})}")
     return render(
         request,
         "courses/item_work.html",

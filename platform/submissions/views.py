@@ -100,8 +100,11 @@ def submission_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpRespons
         submissions_of(request.user, submission.exercise_version.exercise).filter(pk__lt=submission.pk).order_by("-pk")
         .first()
     )
+    back = request.GET.get("back", "")
     context = {**_status_context(submission), "previous": previous,
-               "changes": code_changes(previous.code, submission.code) if previous else []}
+               "changes": code_changes(previous.code, submission.code) if previous else [],
+               # Only a course page of this site: the link must not lead anywhere else.
+               "back": back if back.startswith("/courses/") and "//" not in back else ""}
     return render(request, "submissions/detail.html", context)
 
 

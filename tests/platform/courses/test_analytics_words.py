@@ -65,3 +65,29 @@ def test_a_course_needs_no_chinese_title_or_term_and_items_are_picked_by_title(c
     none = ItemForm({"points": 5})
     assert not none.is_valid() and "Pick an exercise" in str(none.non_field_errors())
     assert other.pk  # a second exercise to choose from
+
+
+def test_a_course_quiz_item_starts_that_quiz_and_regrades_ask_first(client, content_dir):
+    from quizzes.models import Bank
+    from quizzes.services import quiz_content_sync
+
+    assert not quiz_content_sync(content_dir).errors
+    bank = Bank.objects.get(uid="autograd-pitfalls")
+    course = make.course()
+    assignment, _ = make.assignment(course, make.exercise())
+    assignment.items.create(kind="quiz", bank=bank, points=10)
+    client.force_login(course.memberships.get(role="instructor").user)
+    page = client.get(reverse("courses:assignment", args=[course.pk, assignment.pk])).content.decode()
+    assert f'action="{reverse("quizzes:start_bank", args=[bank.uid])}"' in page
+    assert page.count("return confirm(") == 2  # one regrade for the item, one for the assignment
+
+
+def test_a_verdicts_back_link_goes_only_to_a_course_page(client):
+    ex = make.exercise()
+    me = make.user()
+    mine = make.graded(me, ex)
+    client.force_login(me)
+    detail = reverse("submissions:detail", args=[mine.pk])
+    for bad in ("https://evil.example/", "//evil.example/courses/", "/admin/"):
+        page = client.get(detail, {"back": bad}).content.decode()
+        assert bad not in page and f'href="{reverse("submissions:exercise_detail", args=[ex.slug])}" id="back"' in page
