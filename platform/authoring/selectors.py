@@ -25,6 +25,9 @@ def exercise_replaced_by(upload: ExerciseUpload) -> Exercise | None:
     if upload.slug:
         same |= Q(slug=upload.slug)
     exercise = exercises_published().filter(same).first()
-    if exercise is None or (upload.published_version_id and upload.published_version.exercise_id == exercise.id):
-        return None  # nothing there, or this upload already is that exercise's version
+    if exercise is None:
+        return None
+    published = upload.published_version
+    if published is not None and published.exercise_id == exercise.id:
+        return None  # this upload already is that exercise's version
     return exercise
