@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from accounts.models import User
 from grading.models import Submission
 from tests.e2e.journeys import log_in, write_code
-from tests.e2e.test_workbench import DESKTOP, PHONE, SLUG, content, fits, graded, log_in_as_student  # noqa: F401
+from tests.e2e.test_workbench import SCREENS, DESKTOP, PHONE, SLUG, content, fits, graded, log_in_as_student  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -90,3 +90,55 @@ def test_the_pages_touched_fit_a_phone_in_both_languages(live_server, chromium, 
                 fits(page, f"{language}-{name}")
     finally:
         context.close()
+
+
+@pytest.fixture
+def lessons_signed_in(transactional_db, content_dir, settings, make_user, live_server, chromium):
+    from django.test import Client
+
+    from lessons.services import lessons_sync
+    from quizzes.services import quiz_content_sync
+
+    settings.CONTENT_DIR = content_dir
+    assert not quiz_content_sync(content_dir).errors
+    assert not lessons_sync(content_dir).errors
+    client = Client()
+    client.force_login(make_user("ada"))
+    context = chromium.new_context(locale="en-US", viewport=PHONE)
+    context.set_default_timeout(15_000)
+    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,
+                          "value": client.cookies[settings.SESSION_COOKIE_NAME].value, "url": live_server.url}])
+    yield context.new_page()
+    context.close()
+
+
+def test_the_visualisations_are_readable_on_a_phone(live_server, lessons_signed_in):
+    """Issue 28, fix 5: at 390 px node labels were about 6 px, the two columns drawn at different
+    scales, the program dropdown ran 22 px out of its card, and the radar was 120 px wide."""
+    page = lessons_signed_in
+    page.goto(f"{live_server.url}/lessons/the-article-demos/")
+    viz = page.locator("#viz-static-vs-dynamic")
+    for _ in range(11):
+        viz.get_by_role("button", name="Step").click()
+    scales = page.evaluate("""() => [...document.querySelectorAll('#viz-static-vs-dynamic svg.graph-svg')]
+        .map((svg) => svg.getScreenCTM().a)""")
+    assert len(scales) == 2 and min(scales) > 0.99 and max(scales) < 1.01, scales  # one scale, labels at 11 px
+    card, select = viz.bounding_box(), viz.locator("select.program-select").bounding_box()
+    assert select["x"] + select["width"] <= card["x"] + card["width"], (select, card)
+    fits(page, "en-lesson-demos")
+    if SCREENS:
+        viz.screenshot(path=f"{SCREENS}/en-viz-static-vs-dynamic-390.png")
+
+    page.goto(f"{live_server.url}/lessons/performance/")
+    wrap = page.locator("#viz-compile-flow .table-wrap")
+    expect(wrap.locator("tbody tr").first).to_be_visible(timeout=30_000)
+    fits(page, "en-lesson-performance")
+    if SCREENS:
+        page.locator("#viz-compile-flow").screenshot(path=f"{SCREENS}/en-viz-compile-flow-390.png")
+
+    page.goto(f"{live_server.url}/lessons/choosing/")
+    radar = page.locator("#viz-radar canvas").bounding_box()
+    assert radar["width"] >= 300, radar
+    fits(page, "en-lesson-choosing")
+    if SCREENS:
+        page.locator("#viz-radar").screenshot(path=f"{SCREENS}/en-viz-radar-390.png")
