@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -125,7 +126,27 @@ def playground_run(*, user: User, code: str) -> RunResult:
     run = _claim_run(user, PlaygroundRun.Kind.PROGRAM)
     result = run_program(code, grading_sandbox())  # the playground runs where grading runs
     PlaygroundRun.objects.filter(pk=run.pk).update(status=result.status, wall_s=result.wall_s)
-    return result
+    return dataclasses.replace(result, stderr=without_sandbox_frames(result.stderr))
+
+
+_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line \d+')
+_NOT_THE_STUDENTS = ("zygote.py", "runpy", "/sandbox/", "bootstrap.py")
+
+
+def without_sandbox_frames(stderr: str) -> str:
+    """A traceback as the student's program sees it: the frames of the sandbox's own launcher
+    (the zygote, runpy) are noise to a reader and say nothing about their code."""
+    kept: list[str] = []
+    skipping = False
+    for line in stderr.splitlines(keepends=True):
+        frame = _FRAME.match(line)
+        if frame:
+            skipping = any(mark in frame["file"] for mark in _NOT_THE_STUDENTS)
+        elif not line.startswith("    "):
+            skipping = False  # the frame's source and caret lines are indented; anything else ends it
+        if not skipping:
+            kept.append(line)
+    return "".join(kept)
 
 
 def compile_flow_run(*, user: User, source: str) -> dict[str, Any]:

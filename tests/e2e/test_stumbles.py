@@ -142,3 +142,20 @@ def test_the_visualisations_are_readable_on_a_phone(live_server, lessons_signed_
     fits(page, "en-lesson-choosing")
     if SCREENS:
         page.locator("#viz-radar").screenshot(path=f"{SCREENS}/en-viz-radar-390.png")
+
+
+def test_times_show_in_the_viewers_time_zone(live_server, chromium, content):
+    context = chromium.new_context(locale="en-US", timezone_id="Asia/Shanghai")
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url)
+        student = User.objects.get(username=page.locator(".who").inner_text())
+        mine = graded(student, "accepted", "x = 1\n")
+        page.goto(f"{live_server.url}/exercises/{SLUG}/")
+        when = page.locator(f'ul.history time[data-local]').first
+        utc = mine.created_at.strftime("%Y-%m-%d %H:%M") + " UTC"
+        expect(when).to_have_attribute("title", utc)  # the server's UTC stays one hover away
+        expect(when).to_contain_text("GMT+8")
+    finally:
+        context.close()

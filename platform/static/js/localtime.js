@@ -5,7 +5,9 @@
   const lang = document.documentElement.lang || undefined;
   let format;
   try {
-    format = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short", timeZoneName: "short" });
+    // dateStyle/timeStyle refuse timeZoneName, so the parts are named one by one.
+    format = new Intl.DateTimeFormat(lang, { year: "numeric", month: "short", day: "numeric", hour: "2-digit",
+                                             minute: "2-digit", timeZoneName: "short" });
   } catch (e) {
     return;
   }
