@@ -1,0 +1,232 @@
+"""An independent red team's attacks on the judge (after issues 21 and 22), on docker-runc,
+docker-runsc and local.
+
+Each test plants one attack and asserts the SAFE outcome, so an attack that works is a
+failing test. The reviewer knew only README.md, DESIGN.md and the code. Three goals:
+forge a verdict, rank slow code first, or read hidden data.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from grader.contract import Kind
+from grader.host import Verdict, grade, load_exercise
+from tests.grader.factories import TOML, make_exercise
+from tests.sandbox.backends import sandbox  # noqa: F401
+
+# The baseline burns 4 ms of CPU per call; the threshold is 3x. Each cheat below spends
+# at least 25x that per call, in some way the clock might not see.
+CHECKS = """\
+from grader.harness import Race, check, close, perf
+
+@check(points=1)
+def adds_small_numbers(student, reference, rng):
+    close(student.add(0.5, 1), reference.add(0.5, 1))
+
+@perf(points=1)
+def keeps_up(student, reference, rng):
+    return Race(student=student.work, reference=reference.work, inputs=lambda rng: (int(rng.integers(1000)),))
+"""
+SOLUTION = """\
+import time
+
+def add(a, b):
+    return a + b
+
+def burn(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+def work(n):
+    burn(0.004)  # the baseline: 4 ms of work
+    return n * 2
+"""
+PERF_TOML = TOML + """
+[perf.keeps_up]
+baseline = "reference"
+at_most = 3.0
+budget_s = 3
+"""
+
+
+def exercise(tmp_path, checks: str = CHECKS, solution: str = SOLUTION, toml: str = PERF_TOML):
+    return load_exercise(make_exercise(tmp_path / "exercise", toml=toml, checks=checks, solution=solution))
+
+
+def summary(verdict: Verdict) -> list:
+    return [(c.name, str(c.kind), c.message[:200]) for c in verdict.checks] or verdict.notes
+
+
+def perf_case(verdict: Verdict) -> dict:
+    return (verdict.perf or {"cases": [{}]})["cases"][0]
+
+
+# --- 1. slow code that the clock does not see -------------------------------------------------
+
+# Each student's work(n) takes 100 ms of the wall clock per call (25x the baseline) and
+# returns the right answer; what differs is where the time goes.
+SLOW_WORK = {
+    # waiting costs no CPU: a CPU clock alone would call this 0.001x the reference
+    "sleeps": """
+        def work(n):
+            time.sleep(0.1)
+            return n * 2
+        """,
+    # the work happens in a process born (and reaped) inside the timed window
+    "forks_a_child_per_call": """
+        import os
+
+        def work(n):
+            pid = os.fork()
+            if pid == 0:
+                burn(0.1)
+                os._exit(0)
+            os.waitpid(pid, 0)
+            return n * 2
+        """,
+    # ... in a helper process started at import, woken through a pipe: the caller only waits
+    "hands_the_work_to_a_helper_process": """
+        import os
+
+        _ask_r, _ask_w = os.pipe()
+        _done_r, _done_w = os.pipe()
+        if os.fork() == 0:
+            while os.read(_ask_r, 1):
+                burn(0.1)
+                os.write(_done_w, b"x")
+            os._exit(0)
+
+        def work(n):
+            os.write(_ask_w, b"x")
+            os.read(_done_r, 1)
+            return n * 2
+        """,
+    # ... in a thread started at import, woken through a lock: the calling thread only waits
+    "hands_the_work_to_a_thread": """
+        import threading
+
+        _ask, _done = threading.Semaphore(0), threading.Semaphore(0)
+
+        def _helper():
+            while True:
+                _ask.acquire()
+                burn(0.1)
+                _done.release()
+
+        threading.Thread(target=_helper, daemon=True).start()
+
+        def work(n):
+            _ask.release()
+            _done.acquire()
+            return n * 2
+        """,
+    # ... in a thread born inside the window, which ends before the window closes
+    "starts_a_thread_per_call": """
+        import threading
+
+        def work(n):
+            helper = threading.Thread(target=burn, args=(0.1,))
+            helper.start()
+            helper.join()
+            return n * 2
+        """,
+}
+
+
+def slow_student(name: str) -> str:
+    return SOLUTION.split("def work")[0] + textwrap.dedent(SLOW_WORK[name])
+
+
+@pytest.mark.parametrize("name", list(SLOW_WORK))
+def test_time_spent_outside_the_callers_cpu_is_still_timed(tmp_path, sandbox, name):
+    verdict = grade(exercise(tmp_path), slow_student(name), sandbox)
+    assert verdict.verdict == Kind.TOO_SLOW, (summary(verdict), perf_case(verdict))
+
+
+# --- 2. reaching the trusted side: files, processes, the cgroup, the result channel ---------
+
+# At import the student tries every door it can find and prints the ones that opened. A
+# correct add() follows, so an honest judge says ACCEPTED, and shows an empty list.
+PROBE = r'''
+import ctypes, os, signal, socket
+
+opened = []
+me = os.getpid()
+libc = ctypes.CDLL(None, use_errno=True)
+
+def attempt(what, action):
+    try:
+        action()
+    except Exception:
+        return
+    opened.append(what)
+
+def write(path):
+    with open(path, "w") as file:
+        file.write("planted")
+
+def read(path):
+    with open(path, "rb") as file:
+        file.read(1)
+
+others = []
+for entry in os.listdir("/proc"):
+    if entry.isdigit() and int(entry) != me:
+        try:
+            uid = os.stat(f"/proc/{entry}").st_uid
+        except OSError:
+            continue
+        if uid != os.getuid():
+            others.append(int(entry))
+
+# Files the trusted side writes or reads, and the places a cache could be planted in.
+for path in ("/tmp/planted", "/tmp/torchinductor_root/planted", "/var/tmp/planted", "/dev/shm/planted",
+             "/run/lock/planted", "/job/planted", "/job/out/result.json", "/job/out/result.mac",
+             "../out/result.json", "../out/result.mac", "../planted", "/job/submission/planted"):
+    attempt(f"write {path}", lambda: write(path))
+for path in ("/job/exercise/checks.py", "/job/exercise/solution.py", "/job/exercise/manifest.json",
+             "../exercise/checks.py", "../exercise/solution.py", "../exercise/manifest.json"):
+    attempt(f"read {path}", lambda: read(path))
+# Other families' homes under /tmp (the names are random, but /proc may say where they are).
+for pid in others:
+    for link in ("cwd", "root"):
+        attempt(f"list /proc/{pid}/{link}", lambda: os.listdir(f"/proc/{pid}/{link}"))
+    for name in ("environ", "mem", "maps", "syscall", "stack"):
+        attempt(f"read /proc/{pid}/{name}", lambda: read(f"/proc/{pid}/{name}"))
+    attempt(f"list /proc/{pid}/fd", lambda: os.listdir(f"/proc/{pid}/fd"))
+    attempt(f"signal {pid}", lambda: os.kill(pid, 0))
+    attempt(f"ptrace {pid}", lambda: (libc.ptrace(16, pid, 0, 0) == 0) or (_ for _ in ()).throw(OSError()))
+# Becoming someone else: root, or the reference's uid (the lent uid's twin).
+for uid in {0, os.getuid() + 100000, *(os.stat(f"/proc/{p}").st_uid for p in others if os.path.exists(f"/proc/{p}"))}:
+    attempt(f"setuid {uid}", lambda: os.setresuid(uid, uid, uid))
+attempt("unshare a user namespace", lambda: (libc.unshare(0x10000000) == 0) or (_ for _ in ()).throw(OSError()))
+# The freezer: thawing itself while the baseline is timed, or leaving the cgroup.
+for root in ("/sandbox-cgroup", "/sys/fs/cgroup"):
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            attempt(f"open {path} for writing", lambda: open(path, "w").close())
+# Abstract unix sockets another process listens on (the zygote's channel is a socketpair).
+try:
+    names = {line.split()[-1] for line in open("/proc/net/unix").read().splitlines()[1:] if line.split()[-1].startswith("@")}
+except OSError:
+    names = set()
+for name in names:
+    def connect(name=name):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.connect("\0" + name[1:])
+    attempt(f"connect {name}", connect)
+
+print("OTHERS", len(others), "OPENED", opened, flush=True)
+'''
+
+
+def test_every_door_to_the_trusted_side_stays_shut(tmp_path, sandbox):
+    spec = exercise(tmp_path, checks=CHECKS.split("@perf")[0], toml=TOML)
+    verdict = grade(spec, PROBE + SOLUTION, sandbox)
+    assert "OPENED []" in verdict.stdout, verdict.stdout
+    assert "OTHERS 0 " not in verdict.stdout, verdict.stdout  # the judge, zygote and reference were there to try
+    assert verdict.verdict == Kind.ACCEPTED, summary(verdict)
