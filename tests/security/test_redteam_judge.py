@@ -13,7 +13,7 @@ import pytest
 
 from grader.contract import Kind
 from grader.host import Verdict, grade, load_exercise
-from tests.grader.factories import TOML, make_exercise
+from tests.grader.factories import REPO, TOML, make_exercise
 from tests.sandbox.backends import sandbox  # noqa: F401
 
 # The baseline burns 4 ms of CPU per call; the threshold is 3x. Each cheat below spends
@@ -221,7 +221,8 @@ for root in ("/sandbox-cgroup", "/sys/fs/cgroup"):
             attempt(f"open {path} for writing", lambda: open(path, "w").close())
 # Abstract unix sockets another process listens on (the zygote's channel is a socketpair).
 try:
-    names = {line.split()[-1] for line in open("/proc/net/unix").read().splitlines()[1:] if line.split()[-1].startswith("@")}
+    lines = open("/proc/net/unix").read().splitlines()[1:]
+    names = {line.split()[-1] for line in lines if line.split()[-1].startswith("@")}
 except OSError:
     names = set()
 for name in names:
@@ -292,3 +293,46 @@ def test_a_hidden_rows_failure_does_not_depend_on_the_hidden_input(tmp_path, san
                                  toml=TOML), BIT_READER, sandbox)
         shown.append((str(verdict.verdict), [(c.name, str(c.kind), c.message_id) for c in verdict.checks]))
     assert shown[0] == shown[1], shown
+
+
+# --- 4. a property measured inside the student's process ---------------------------------------
+
+ZERO_GRAPH_BREAKS = REPO / "exercises" / "coding" / "zero-graph-breaks"
+# The mutant that keeps its debug print (one graph break, PARTIAL), plus a patch that makes
+# torch._dynamo.explain, which the checks call in the student's own process, report none.
+EXPLAIN_FORGER = (ZERO_GRAPH_BREAKS / "mutants" / "keeps_the_print.py").read_text() + """
+import torch._dynamo as _dynamo
+
+_explain = _dynamo.explain
+
+
+class _NoBreaks:
+    graph_break_count = 0
+    break_reasons = []
+
+
+def _forged_explain(function, *args, **kwargs):
+    def run(*inputs, **named):
+        _explain(function, *args, **kwargs)(*inputs, **named)  # look busy: the real thing runs
+        return _NoBreaks()
+    return run
+
+
+_dynamo.explain = _forged_explain
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "zero-graph-breaks asks torch._dynamo.explain for the break count inside the student's own "
+    "process (the function lives there), and that process's torch is the student's to patch: a "
+    "model that keeps its graph break scores 10/10. DESIGN invariant 5 (a property measured "
+    "inside the student's process is the student's to fake) needs the count from somewhere the "
+    "student's code cannot reach; but explain runs the function's eager parts (the print itself), "
+    "so even a fresh worker given only the function's source lets that code patch explain for the "
+    "next call or clear the break list it is filling. The exercise needs another way to judge "
+    "'one graph' (e.g. a count kept by a backend in a process the traced code cannot address); "
+    "not a contained change for this round."))
+def test_a_graph_break_count_cannot_be_forged(sandbox):
+    verdict = grade(load_exercise(ZERO_GRAPH_BREAKS), EXPLAIN_FORGER, sandbox)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+    assert [c.name for c in verdict.checks if not c.passed] == ["no_graph_breaks", "one_graph_on_the_other_branch_too"]
