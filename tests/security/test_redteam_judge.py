@@ -336,3 +336,42 @@ def test_a_graph_break_count_cannot_be_forged(sandbox):
     verdict = grade(load_exercise(ZERO_GRAPH_BREAKS), EXPLAIN_FORGER, sandbox)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
     assert [c.name for c in verdict.checks if not c.passed] == ["no_graph_breaks", "one_graph_on_the_other_branch_too"]
+
+
+DYNAMIC_SHAPES = REPO / "exercises" / "coding" / "dynamic-shape-recompiles"
+# The mutant that never compiles (WRONG_ANSWER), plus a patch of its own worker: the probe the
+# checks send (run_in) is compiled there, so the student wraps it and rewrites the counts.
+PROBE_FORGER = (DYNAMIC_SHAPES / "mutants" / "runs_eagerly.py").read_text() + """
+import grader.harness.worker as _worker
+
+_function = _worker.Worker.function
+
+
+def _forging_function(self, source):
+    real = _function(self, source)
+    if "def probe" not in source:
+        return real
+
+    def forged(*args):
+        found = real(*args)
+        found["graphs"], found["runs"] = 1, len(args[2])  # one graph, and every call ran it
+        return found
+    self.sources[id(forged)] = source  # fingerprinted as the probe the judge sent: "unchanged"
+    self.compiled[source] = forged
+    return forged
+
+
+_worker.Worker.function = _forging_function
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "dynamic-shape-recompiles counts graphs and runs with a probe that run_in sends into the "
+    "student's process, whose worker (grader.harness.worker, already imported there) compiles "
+    "it: the student wraps the probe and reports one graph and every call run, and a model that "
+    "never compiles scores 10/10. Every property a check reads back from run_in in the student's "
+    "program is the student's to choose (DESIGN invariant 5); the counting must move out of that "
+    "process, which is a redesign of the exercise, not a contained fix."))
+def test_a_graph_count_from_a_probe_in_the_students_process_cannot_be_forged(sandbox):
+    verdict = grade(load_exercise(DYNAMIC_SHAPES), PROBE_FORGER, sandbox)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
