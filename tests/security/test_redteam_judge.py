@@ -375,3 +375,29 @@ _worker.Worker.function = _forging_function
 def test_a_graph_count_from_a_probe_in_the_students_process_cannot_be_forged(sandbox):
     verdict = grade(load_exercise(DYNAMIC_SHAPES), PROBE_FORGER, sandbox)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+# --- 5. the board: re-rolling the noise with a comment ------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_same_code_with_a_new_comment_does_not_re_roll_the_noise():
+    """The same code graded again keeps its entry (issue 22); the same code with one comment
+    more is new code to the digest, and a luckier grading of it used to replace the entry. The
+    reviewer's gradings of one honest solution ranged 0.81-1.05x; the best of a handful of
+    comment variants stands as the student's number. An entry moves only for a grading that is
+    clearly faster (its interval ends below the entry's), as the board's ranks are made."""
+    from leaderboards.models import Entry
+    from tests.platform import classroom as make
+
+    ex = make.exercise()
+    student = make.user()
+    code = "def f():\n    return 1\n"
+    original = make.graded(student, ex, ratio=1.0, interval=(0.8, 1.25), code=code)
+    for n, lucky in enumerate((0.95, 0.9, 0.85, 0.81)):
+        make.graded(student, ex, ratio=lucky, interval=(lucky * 0.8, lucky * 1.25), code=f"# try {n}\n{code}")
+    entry = Entry.objects.get()
+    assert (entry.submission, entry.ratio) == (original, pytest.approx(1.0))
+    # Code that is clearly faster still moves the entry.
+    faster = make.graded(student, ex, ratio=0.5, interval=(0.45, 0.55), code="def f():\n    return True\n")
+    assert Entry.objects.get().submission == faster
