@@ -74,7 +74,9 @@ def entry_record(submission: Submission) -> None:
     elif entry.exercise_version_id != version.id:
         replace = version.number > entry.exercise_version.number  # a newer version supersedes
     elif entry.code_digest == digest:
-        replace = False  # the same code again: the same entry
+        # The same code again is the same entry, unless a re-measurement it failed took its
+        # ratio away (leaderboards.verification): then this grading gives it one again.
+        replace = entry.score >= FULL_SCORE and entry.ratio is None and ratio is not None
     else:
         replace = _better(score, ratio, high, entry)
     if replace:

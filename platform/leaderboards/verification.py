@@ -9,9 +9,12 @@ sandbox and one seed (grader.host.remeasure), alternating the first round's dire
 one batch to the next, and stores the new ratios and intervals in one transaction. The board
 then ranks them with the usual rule: overlapping intervals share a rank.
 
-Only the re-measurement is new: correctness is not judged again for the board (an entry that
-is not accepted this time keeps its numbers, and the batch records what happened), no
-submission is stored, and the student's attempts do not change.
+Only the re-measurement is new: no submission is stored, and the student's attempts do not
+change. An entry whose code is not ACCEPTED this time loses its ratio until the student is
+graded again (the batch records the verdict): code can tell a re-measurement by the clock
+alone (it comes minutes or hours after the submission), and code that failed every
+re-measurement used to keep its first numbers, unverified for good. A platform fault
+(INTERNAL_ERROR) says nothing about the code and changes nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from django.utils import timezone
 from catalog.models import Exercise, ExerciseVersion
 from courses.models import Course, Membership
 from courses.selectors import student_ids
+from grader.contract import Kind
 from grader.host import Remeasured, Sandbox, SandboxUnavailable, remeasure
 from grading.dispatch import CPU_QUEUE, GPU_QUEUE
 from grading.exercises import exercise_version_spec
@@ -192,6 +196,7 @@ def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured]
             graded.exercise_version_id,
         )
         stored = unchanged and m.ratio is not None
+        withdrawn = unchanged and m.verdict not in (Kind.ACCEPTED.value, Kind.INTERNAL_ERROR.value)
         rows.append(
             {
                 "entry": graded.id,
@@ -202,6 +207,7 @@ def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured]
                 "after": list(m.ratio) if m.ratio else None,
                 "rounds": [list(r) if r else None for r in m.rounds],
                 "stored": stored,
+                "withdrawn": withdrawn,
                 "started_s": m.started_s,
                 "wall_s": m.wall_s,
             }
@@ -209,6 +215,10 @@ def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured]
         if stored and entry is not None and m.ratio is not None:
             entry.ratio, entry.ratio_low, entry.ratio_high = m.ratio
             entry.verification_id, entry.verified_at = batch.id, now
+            entry.save(update_fields=["ratio", "ratio_low", "ratio_high", "verification", "verified_at"])
+        elif withdrawn and entry is not None:
+            entry.ratio = entry.ratio_low = entry.ratio_high = None
+            entry.verification_id, entry.verified_at = None, None
             entry.save(update_fields=["ratio", "ratio_low", "ratio_high", "verification", "verified_at"])
     Verification.objects.filter(id=batch.id).update(
         status=Verification.Status.DONE, finished_at=now, seed=seed, reversed_order=reverse, candidates=rows

@@ -401,3 +401,46 @@ def test_the_same_code_with_a_new_comment_does_not_re_roll_the_noise():
     # Code that is clearly faster still moves the entry.
     faster = make.graded(student, ex, ratio=0.5, interval=(0.45, 0.55), code="def f():\n    return True\n")
     assert Entry.objects.get().submission == faster
+
+
+# --- 6. the board: code that fails only when it is measured again --------------------------------
+
+from tests.platform.conftest import exercise as thin_path_exercise  # noqa: E402, F401
+
+
+@pytest.mark.django_db
+def test_code_that_fails_when_measured_again_leaves_the_speed_ranking(thin_path_exercise, settings, requires):
+    """A re-measurement is a grading like any other, except that it comes minutes or hours
+    after the submission, and the code knows when it was submitted: it passes its own grading
+    and raises in every re-measurement. Such an entry kept its (planted) numbers, unverified
+    for good. Now a re-measurement that is not ACCEPTED takes the entry's ratio away until
+    the student is graded again; the same code submitted again restores it."""
+    import time
+
+    from leaderboards.models import Entry, Verification
+    from leaderboards.tasks import verify_top
+    from leaderboards.verification import verification_request
+    from tests.platform import classroom as make
+    from tests.platform.operations.processes import docker_is_up
+
+    requires("Docker engine", docker_is_up(), "start dockerd")
+    settings.SANDBOX_BACKEND, settings.SANDBOX_POOL_SIZE, settings.LEADERBOARD_VERIFY_TOP = "docker", 0, 2
+    ex = thin_path_exercise
+    solution = ex.current_version.files["solution.py"]
+    # A real one would wait a few minutes (the board's debounce); here its grading is planted.
+    code = f"{solution}\nimport time\nif time.time() > {time.time():.0f}:\n    raise RuntimeError('measured again')\n"
+    honest, dodger = make.user("honest", pseudonym="honest"), make.user("dodger", pseudonym="dodger")
+    make.graded(honest, ex, ratio=1.0, interval=(0.9, 1.1), code=f"# honest\n{solution}")
+    make.graded(dodger, ex, ratio=0.1, interval=(0.09, 0.11), code=code)
+    Verification.objects.all().delete()
+    batch = verification_request(ex.current_version_id, delay_s=0)
+    verify_top(batch.id)
+    batch.refresh_from_db()
+    rows = {row["user"]: row for row in batch.candidates}
+    assert rows[dodger.id]["verdict"] == "RUNTIME_ERROR", rows
+    entry = Entry.objects.get(user=dodger)
+    assert (entry.ratio, entry.ratio_low, entry.ratio_high) == (None, None, None), entry.__dict__
+    assert Entry.objects.get(user=honest).ratio_low > 0.01
+    # Graded again (the same code, honest this time), the entry has a ratio once more.
+    make.graded(dodger, ex, ratio=1.05, interval=(0.95, 1.15), code=code)
+    assert Entry.objects.get(user=dodger).ratio == pytest.approx(1.05)
