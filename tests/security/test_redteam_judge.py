@@ -444,3 +444,51 @@ def test_code_that_fails_when_measured_again_leaves_the_speed_ranking(thin_path_
     # Graded again (the same code, honest this time), the entry has a ratio once more.
     make.graded(dodger, ex, ratio=1.05, interval=(0.95, 1.15), code=code)
     assert Entry.objects.get(user=dodger).ratio == pytest.approx(1.05)
+
+
+# --- 7. a covert channel between two gradings on one host ----------------------------------------
+
+# How busy the host's CPUs were for one second, less this process's own CPU, in jiffies.
+CPU_WATCHER = """
+import os, time
+
+def _busy_jiffies():
+    with open("/proc/stat") as file:
+        fields = file.readline().split()[1:]
+    return sum(int(value) for value in fields[:3])  # user, nice, system: every CPU of the host
+
+_mine, _before = os.times(), _busy_jiffies()
+time.sleep(1.0)
+_after, _mine_after = _busy_jiffies(), os.times()
+_own = (_mine_after.user + _mine_after.system - _mine.user - _mine.system) * os.sysconf("SC_CLK_TCK")
+print("OTHERS_JIFFIES", int(_after - _before - _own), flush=True)
+""" + SOLUTION
+
+
+def test_a_grading_cannot_watch_how_busy_the_hosts_cpus_are(tmp_path, sandbox, request):
+    """A second submission of the same student, graded at the same time on the same host,
+    spins or idles in time slots during its hidden checks; this one watches the host's CPU
+    counters during its visible phase and prints what it reads, which is shown. The host is
+    made busy here (one process spinning) so that the channel has something to carry."""
+    import re
+    import subprocess
+    import sys
+
+    if sandbox.name != "docker-runsc":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "On runc and local, /proc/stat and /proc/loadavg are the host's: a grading's process "
+            "sees every CPU's busy time, 100 jiffies a second per busy core (the reviewer read 199 "
+            "in 1 s on this 2-core host). With a second in-flight submission of the same student "
+            "encoding a hidden input as busy or idle slots during its hidden checks, this grading "
+            "reads it in its visible phase and prints it. gVisor shows its own counters. Closing "
+            "it needs virtualised /proc files (lxcfs-like) or never running two gradings of one "
+            "student at the same time on one host; neither is contained.")))
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        verdict = grade(exercise(tmp_path, checks=CHECKS.split("@perf")[0], toml=TOML), CPU_WATCHER, sandbox)
+    finally:
+        spinner.kill()
+        spinner.wait()
+    found = re.search(r"OTHERS_JIFFIES (-?\d+)", verdict.stdout)
+    assert found is not None and verdict.verdict == Kind.ACCEPTED, (verdict.stdout, summary(verdict))
+    assert int(found.group(1)) < 20, verdict.stdout  # a spinning core alone is 100 a second
