@@ -492,3 +492,88 @@ def test_a_grading_cannot_watch_how_busy_the_hosts_cpus_are(tmp_path, sandbox, r
     found = re.search(r"OTHERS_JIFFIES (-?\d+)", verdict.stdout)
     assert found is not None and verdict.verdict == Kind.ACCEPTED, (verdict.stdout, summary(verdict))
     assert int(found.group(1)) < 20, verdict.stdout  # a spinning core alone is 100 a second
+
+
+# --- 8. a library doing the exercise's work -----------------------------------------------------
+
+BROADCAST_AUTOGRAD = REPO / "exercises" / "coding" / "broadcast-autograd"
+# The exercise: reverse mode with broadcasting, written by hand. This one hands it to torch.
+TORCH_DOES_IT = '''
+import numpy as np
+import torch
+
+
+def _plain(tensor):
+    array = tensor.numpy().copy()
+    return array[()] if array.ndim == 0 else array  # a gradient summed to shape (): a number
+
+
+class Tensor:
+    def __init__(self, data, _t=None):
+        self._t = _t if _t is not None else torch.tensor(np.asarray(data, dtype=np.float64), requires_grad=True)
+        if self._t.requires_grad and self._t.is_leaf is False:
+            self._t.retain_grad()
+
+    @property
+    def data(self):
+        return self._t.detach().numpy().copy()
+
+    @property
+    def grad(self):
+        return None if self._t.grad is None else _plain(self._t.grad)
+
+    @staticmethod
+    def _wrap(value):
+        return value if isinstance(value, Tensor) else Tensor(value)
+
+    def __add__(self, other):
+        return Tensor(None, self._t + self._wrap(other)._t)
+
+    def __mul__(self, other):
+        return Tensor(None, self._t * self._wrap(other)._t)
+
+    def __matmul__(self, other):
+        return Tensor(None, self._t @ self._wrap(other)._t)
+
+    def sum(self, axis=None):
+        return Tensor(None, self._t.sum() if axis is None else self._t.sum(dim=axis))
+
+    def exp(self):
+        return Tensor(None, self._t.exp())
+
+    def tanh(self):
+        return Tensor(None, self._t.tanh())
+
+    def __neg__(self):
+        return Tensor(None, -self._t)
+
+    def __sub__(self, other):
+        return self + (-self._wrap(other))
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __rsub__(self, other):
+        return (-self) + other
+
+    def backward(self):
+        if self._t.numel() != 1:
+            raise ValueError("backward() needs a single-element output; call .sum() first")
+        self._t.backward()
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "broadcast-autograd asks for reverse mode with broadcasting written by hand; a Tensor that "
+    "hands every operation to torch.autograd scores 10/10. DESIGN's "
+    "invariant 5 says exercises name the library APIs that would do the work and refuse them "
+    "(static check and audit hook); no exercise.toml key, no judge check and no audit hook exist. "
+    "An audit hook alone is not enough either where torch is preloaded in the zygote (an import "
+    "of a module already in sys.modules raises no event). Needs a refused-imports key in the "
+    "spec, a static check, and workers forked without the refused modules: not contained."))
+def test_a_library_cannot_do_the_exercises_work(sandbox):
+    verdict = grade(load_exercise(BROADCAST_AUTOGRAD), TORCH_DOES_IT, sandbox)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
