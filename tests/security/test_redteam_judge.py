@@ -441,6 +441,11 @@ def test_code_that_fails_when_measured_again_leaves_the_speed_ranking(thin_path_
     entry = Entry.objects.get(user=dodger)
     assert (entry.ratio, entry.ratio_low, entry.ratio_high) == (None, None, None), entry.__dict__
     assert Entry.objects.get(user=honest).ratio_low > 0.01
+    # Off the speed ranking: behind the honest entry, not sharing the first place with it.
+    from leaderboards.selectors import exercise_board
+
+    board = exercise_board(ex, viewer=honest)
+    assert [(row.user_id, row.rank_label) for row in board.rows] == [(honest.id, "1"), (dodger.id, "2")]
     # Graded again (the same code, honest this time), the entry has a ratio once more.
     make.graded(dodger, ex, ratio=1.05, interval=(0.95, 1.15), code=code)
     assert Entry.objects.get(user=dodger).ratio == pytest.approx(1.05)
