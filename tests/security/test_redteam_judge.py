@@ -582,3 +582,61 @@ class Tensor:
 def test_a_library_cannot_do_the_exercises_work(sandbox):
     verdict = grade(load_exercise(BROADCAST_AUTOGRAD), TORCH_DOES_IT, sandbox)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+# --- 9. loading the sandbox around the baseline, and memory no process owns ----------------------
+
+# 8x the baseline's work, plus two threads that spin whenever the student runs: on gVisor,
+# where the wall clock decides, they spend the sandbox's CPU quota so that the baseline's
+# call after the student's might be throttled. The reviewer measured 6.6x without them, 7.6x with.
+QUOTA_BURNER = SOLUTION.split("def work")[0] + """
+import threading
+
+def _spin():
+    while True:
+        pass
+
+for _ in range(2):
+    threading.Thread(target=_spin, daemon=True).start()
+
+def work(n):
+    burn(0.032)
+    return n * 2
+"""
+
+
+def test_spending_the_sandboxs_cpu_quota_does_not_slow_the_baseline_enough(tmp_path, sandbox):
+    verdict = grade(exercise(tmp_path), QUOTA_BURNER, sandbox)
+    assert verdict.verdict == Kind.TOO_SLOW, (summary(verdict), perf_case(verdict))
+
+
+# Files in its home (tmpfs: memory no process owns, that no OOM kill gives back) and eight
+# children with 200 MB each: more than the whole sandbox may hold.
+MEMORY_HOARDER = """
+import os, time
+
+try:
+    with open(os.path.join(os.environ["HOME"], "fill"), "wb") as file:
+        for _ in range(200):
+            file.write(b"x" * 2**20)
+except OSError:
+    pass
+for _ in range(8):
+    if os.fork() == 0:
+        try:
+            block = bytearray(200 * 2**20)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+        except MemoryError:
+            pass
+        time.sleep(30)
+        os._exit(0)
+time.sleep(3)
+""" + SOLUTION
+
+
+def test_filling_the_sandboxs_memory_is_the_students_fault_not_a_retry(tmp_path, sandbox):
+    """Measured: local and runc kill the children and grade the right add() (ACCEPTED); gVisor
+    has the whole sandbox OOM-killed (MEMORY_LIMIT). Never INTERNAL_ERROR, retried for free."""
+    verdict = grade(exercise(tmp_path, checks=CHECKS.split("@perf")[0], toml=TOML), MEMORY_HOARDER, sandbox)
+    assert verdict.verdict in (Kind.ACCEPTED, Kind.MEMORY_LIMIT), (summary(verdict), verdict.notes)
