@@ -138,8 +138,13 @@ class Ranking:
     def rank(self, score: float, low: float | None) -> tuple[int, bool]:
         """(rank, shared) of an entry."""
         ahead = self.higher(score)
-        if score < FULL_SCORE or low is None:
-            return ahead + 1, self.histogram.get(score, 0) > 1 if score < FULL_SCORE else self._untimed_shared()
+        if score < FULL_SCORE:
+            return ahead + 1, self.histogram.get(score, 0) > 1
+        if low is None:
+            # A full score without a ratio comes after every timed one, as the board lists it:
+            # on an exercise with speed cases that is an entry whose re-measurement failed
+            # (leaderboards.verification), which must not share the first place.
+            return ahead + len(self.lows) + 1, self._untimed_shared()
         below = bisect.bisect_left(self.highs, low)  # full scores whose interval ends below ours
         # Everyone whose low end falls in the same gap between two high ends has this rank.
         floor = self.highs[below - 1] if below else -math.inf
@@ -148,13 +153,13 @@ class Ranking:
         return ahead + below + 1, same > 1
 
     def _untimed_shared(self) -> bool:
-        return sum(n for s, n in self.histogram.items() if s >= FULL_SCORE) > 1
+        return sum(n for s, n in self.histogram.items() if s >= FULL_SCORE) - len(self.lows) > 1
 
     def position(self, score: float, low: float | None) -> int:
         """0-based place in board order (ties between equal keys aside)."""
         ahead = self.higher(score)
-        if score >= FULL_SCORE and low is not None:
-            ahead += bisect.bisect_left(self.lows, low)
+        if score >= FULL_SCORE:
+            ahead += bisect.bisect_left(self.lows, low) if low is not None else len(self.lows)
         return ahead
 
 
