@@ -83,6 +83,16 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
+    # The embedded default serves a site and its worker from one file. WAL lets readers go on
+    # while one writes; a transaction that writes takes the write lock when it begins
+    # (IMMEDIATE), so it waits its turn (the busy timeout) instead of failing "database is
+    # locked" when it upgrades a read lock another writer got first.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": env_int("SQLITE_BUSY_TIMEOUT_S", 30),
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The leaderboard's covering index (INCLUDE columns) speeds PostgreSQL up; SQLite, the
 # embedded default, builds it without them, which is fine for a one-machine site.
