@@ -29,7 +29,8 @@ def lease_end(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) + timedelta(seconds=settings.GRADING_LEASE_S)
 
 
-def lapsed(running: str, now: datetime | None = None, started_field: str = "started_at") -> Q:
+def lapsed(running: str, now: datetime | None = None, started_field: str = "started_at",
+           status_field: str = "status") -> Q:
     """Rows in the ``running`` status whose worker stopped renewing their lease.
 
     A row with no lease (taken before leases existed) lapses one lease after it started.
@@ -37,7 +38,7 @@ def lapsed(running: str, now: datetime | None = None, started_field: str = "star
     now = now or timezone.now()
     one_lease_ago = now - timedelta(seconds=settings.GRADING_LEASE_S)
     no_lease = Q(lease_until__isnull=True, **{f"{started_field}__lt": one_lease_ago})
-    return Q(status=running) & (Q(lease_until__lt=now) | no_lease)
+    return Q(**{status_field: running}) & (Q(lease_until__lt=now) | no_lease)
 
 
 def lease_seconds_left(lease_until: datetime | None, now: datetime | None = None) -> float:

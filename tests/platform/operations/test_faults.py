@@ -43,6 +43,31 @@ def test_kill_9_of_the_pool_child(grading_site, student):
     report("kill -9 of the pool child", submissions=len(ids), recovered_s=time.monotonic() - killed)
 
 
+def test_kill_9_of_the_pool_child_in_the_default_configuration(default_grading_site, student, settings):
+    """Issue 25: nothing shortened for the test. The killed grading comes back once its lease
+    lapses (GRADING_LEASE_S), not after the longest grading plus a margin (the stale time)."""
+    site = default_grading_site
+    assert "GRADING_MAX_S" not in site.env and "GRADING_LEASE_S" not in site.env
+    worker = site.worker("only", beat=True)  # as `manage.py serve` runs it: beat in the worker
+    ids = [site.submit(student, code=slow_solution(3)).id for _ in range(3)]
+    killed_id = wait_for(lambda: next((i for i, s in site.statuses(ids).items() if s == "running"), None), 60,
+                         "a grading in flight")
+    worker.kill_pool_child()
+    killed = time.monotonic()
+    wait_for(lambda: site.statuses([killed_id])[killed_id] in ("graded", "failed"), 300,
+             "the killed grading to be graded again", interval=0.5)
+    recovered_s = time.monotonic() - killed
+    site.wait_all_finished(ids, timeout=300)
+    all_s = time.monotonic() - killed
+    site.assert_graded_once(ids)
+    assert "WorkerLostError" in worker.log_path.read_text()
+    # Before leases this took the stale time (7 minutes by default); the lease is 30 s. The
+    # bound is the stale time, not 60 s, so that a loaded machine cannot fail the test.
+    assert recovered_s < settings.SUBMISSION_STALE_AFTER_S, recovered_s
+    report("kill -9 of the pool child, default configuration", submissions=len(ids), recovered_s=recovered_s,
+           all_graded_s=all_s, lease_s=settings.GRADING_LEASE_S, stale_s=settings.SUBMISSION_STALE_AFTER_S)
+
+
 def test_cold_shutdown(grading_site, student):
     site = grading_site
     first = site.worker("first")
