@@ -168,3 +168,29 @@ def test_a_lease_shorter_than_two_heartbeats_is_refused(settings):
     assert any("GRADING_LEASE_S" in problem for problem in grading_times_problems())
     settings.GRADING_LEASE_S = 30
     assert not grading_times_problems()
+
+
+@pytest.mark.django_db
+def test_playground_runs_hold_leases_too(make_user):
+    from lessons.jobs import playground_claim
+    from lessons.models import PlaygroundRun
+
+    run = PlaygroundRun.objects.create(user=make_user(), source="print(1)")
+    assert playground_claim(run.id) == 1
+    assert playground_claim(run.id) is None
+    lapse(PlaygroundRun, run.id)
+    assert playground_claim(run.id) == 2
+
+
+@pytest.mark.django_db
+def test_a_board_re_measuring_whose_worker_died_is_put_back_once_its_lease_lapsed(exercise):
+    from leaderboards.models import Verification
+    from leaderboards.verification import verifications_sweep
+
+    batch = Verification.objects.create(exercise_version=exercise.current_version,
+                                        status=Verification.Status.RUNNING, started_at=timezone.now(), attempts=1,
+                                        lease_until=timezone.now() + timedelta(seconds=30))
+    assert verifications_sweep()["reclaimed"] == 0  # alive: a long batch is not taken away
+    lapse(Verification, batch.id)
+    assert verifications_sweep()["reclaimed"] == 1
+    assert Verification.objects.get(id=batch.id).status == Verification.Status.PENDING
