@@ -3,13 +3,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-import redis
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,57 +92,3 @@ def _database_tests_run_on_postgres(request):
 
         engine = settings.DATABASES["default"]["ENGINE"]
         require("PostgreSQL", engine.endswith("postgresql"), "set DATABASE_URL to a postgres:// URL")
-
-
-@pytest.fixture
-def celery_worker_process(transactional_db, settings, requires, tmp_path):
-    """A real Celery worker process on the Redis broker and the PostgreSQL test database."""
-    database = settings.DATABASES["default"]
-    broker = os.environ.get("CELERY_BROKER_URL", "")
-    requires("PostgreSQL", database["ENGINE"].endswith("postgresql"), "set DATABASE_URL=postgres://…")
-    requires("Redis broker", broker.startswith("redis://") and _redis_answers(broker), "set CELERY_BROKER_URL=redis://…")
-    # The worker must see the test database pytest-django created, not the configured one.
-    url = f"postgres://{database['USER']}:{database['PASSWORD'] or ''}@{database['HOST']}:{database['PORT'] or 5432}/{database['NAME']}"
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT / "platform"),
-        "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": url,
-        "CELERY_BROKER_URL": broker,
-        "GRAPHDOJO_VAR_DIR": str(settings.VAR_DIR),
-        # The backend this test chose before the worker started (the playground runs there).
-        "SANDBOX_BACKEND": settings.SANDBOX_BACKEND,
-    }
-    log_path = tmp_path / "worker.log"
-    with open(log_path, "w") as log:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "cpu", "--concurrency", "1",
-             "--pool", "solo", "--purge", "--loglevel", "INFO", "--hostname", f"e2e-{os.getpid()}@%h"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )
-    try:
-        _wait_for(lambda: " ready." in log_path.read_text() or worker.poll() is not None, 90)
-        assert worker.poll() is None, f"the worker exited:\n{log_path.read_text()}"
-        yield worker
-    finally:
-        worker.terminate()
-        try:
-            worker.wait(20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        print(log_path.read_text()[-4000:])
-
-
-def _redis_answers(url: str) -> bool:
-    try:
-        return bool(redis.Redis.from_url(url, socket_connect_timeout=2).ping())
-    except redis.RedisError:
-        return False
-
-
-def _wait_for(condition, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"nothing happened in {timeout_s} s")
-        time.sleep(0.2)

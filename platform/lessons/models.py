@@ -73,32 +73,15 @@ class LessonProgress(models.Model):
 
 
 class PlaygroundRun(models.Model):
-    """One run of the playground or the compile-flow rerun: a job a grading worker runs (the web
-    process runs no untrusted code) while the page's request waits for it, with a bound."""
-
     class Kind(models.TextChoices):
         PROGRAM = "program"
         COMPILE_FLOW = "flow"
 
-    class State(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"  # the sandbox was unavailable, or no worker ran it in time
-
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="playground_runs")
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.PROGRAM)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    status = models.CharField(max_length=20, blank=True)  # the sandbox's outcome: ok, error, timeout...
+    status = models.CharField(max_length=20, blank=True)
     wall_s = models.FloatField(null=True, blank=True)
-    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
-    source = models.TextField(blank=True)
-    result = models.JSONField(null=True, blank=True)  # what the page shows
-    # Taken by a worker (attempts moves on), its lease renewed while it runs (grading.leases).
-    attempts = models.PositiveSmallIntegerField(default=0)
-    started_at = models.DateTimeField(null=True, blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import dataclasses
-import logging
-import time
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -15,16 +13,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from grader.host import SandboxUnavailable
+from grader.host import RunResult, run_compile_flow, run_program
 from grader.lessons import Lesson as LessonSpec
 from grader.lessons import check_lessons
-from lessons.jobs import UNAVAILABLE, playground_send
+from grading.sandboxes import grading_sandbox
 from lessons.models import Lesson, LessonProgress, LessonVersion, PlaygroundRun
 from quizzes.models import Question, QuizAttempt
 from quizzes.services import _attempt_create  # the quiz app's one way to snapshot questions into an attempt
 
-log = logging.getLogger(__name__)
-POLL_S = 0.2  # how often a waiting request looks at its run's row
 # Each user may start this many sandbox runs (playground and compile flow together) per window.
 RUNS_PER_WINDOW = getattr(settings, "LESSONS_PLAYGROUND_RUNS", 10)
 WINDOW_S = getattr(settings, "LESSONS_PLAYGROUND_WINDOW_S", 600)
@@ -108,9 +104,8 @@ class RateLimited(Exception):
 
 
 @transaction.atomic
-def _claim_run(user: User, kind: str, source: str) -> PlaygroundRun:
-    """Count the user's recent runs under a lock on the user row, so two tabs cannot both slip in;
-    queue the run for a worker once the row is committed."""
+def _claim_run(user: User, kind: str) -> PlaygroundRun:
+    """Count the user's recent runs under a lock on the user row, so two tabs cannot both slip in."""
     User.objects.select_for_update().filter(pk=user.pk).first()
     since = timezone.now() - timedelta(seconds=WINDOW_S)
     recent = list(PlaygroundRun.objects.filter(user=user, created_at__gte=since)
@@ -118,50 +113,19 @@ def _claim_run(user: User, kind: str, source: str) -> PlaygroundRun:
     if len(recent) >= RUNS_PER_WINDOW:
         oldest = recent[len(recent) - RUNS_PER_WINDOW]
         raise RateLimited(max(1, int((oldest + timedelta(seconds=WINDOW_S) - timezone.now()).total_seconds()) + 1))
-    run = PlaygroundRun.objects.create(user=user, kind=kind, source=source)
-    transaction.on_commit(lambda: _send_or_fail(run.id))
-    return run
+    return PlaygroundRun.objects.create(user=user, kind=kind)
 
 
-def _send_or_fail(run_id: int) -> None:
-    if not playground_send(run_id):  # the broker is down: the waiting request answers at once
-        PlaygroundRun.objects.filter(id=run_id, state=PlaygroundRun.State.QUEUED).update(
-            state=PlaygroundRun.State.FAILED, result=UNAVAILABLE, finished_at=timezone.now())
-
-
-def _result_of(run: PlaygroundRun) -> dict[str, Any]:
-    """Wait (at most PLAYGROUND_WAIT_S) for a worker to run ``run``; its result, or
-    SandboxUnavailable when the sandbox or every worker is away. A run given up here is never
-    started or stored later (the worker's claim and store are conditional)."""
-    deadline = time.monotonic() + settings.PLAYGROUND_WAIT_S
-    finished = (PlaygroundRun.State.DONE, PlaygroundRun.State.FAILED)
-    while True:
-        row = PlaygroundRun.objects.filter(id=run.id).values("state", "result").get()
-        if row["state"] in finished:
-            break
-        if time.monotonic() > deadline:
-            given_up = PlaygroundRun.objects.filter(id=run.id, state__in=[
-                PlaygroundRun.State.QUEUED, PlaygroundRun.State.RUNNING]).update(
-                state=PlaygroundRun.State.FAILED, result=UNAVAILABLE, finished_at=timezone.now())
-            if given_up:
-                log.warning("playground run %s: no worker finished it within %s s", run.id,
-                            settings.PLAYGROUND_WAIT_S)
-                raise SandboxUnavailable(f"no result within {settings.PLAYGROUND_WAIT_S} s")
-            continue  # it finished just now
-        time.sleep(POLL_S)
-    if row["state"] == PlaygroundRun.State.FAILED:
-        raise SandboxUnavailable("the sandbox was unavailable")
-    return cast(dict[str, Any], row["result"])
-
-
-def playground_run(*, user: User, code: str) -> dict[str, Any]:
-    """Run (not grade) ``code`` where grading runs (a worker's sandbox), counted against the
-    user's rate limit; what the page shows (grader.host.RunResult as a dict)."""
+def playground_run(*, user: User, code: str) -> RunResult:
+    """Run (not grade) ``code`` in the grading sandbox, counted against the user's rate limit."""
     if not code.strip():
         raise ValidationError(_("There is no program to run."))
     if len(code.encode("utf-8", "surrogatepass")) > 16 * 1024:
         raise ValidationError(_("The playground runs programs of at most 16 KB."))
-    return _result_of(_claim_run(user, PlaygroundRun.Kind.PROGRAM, code))
+    run = _claim_run(user, PlaygroundRun.Kind.PROGRAM)
+    result = run_program(code, grading_sandbox())  # the playground runs where grading runs
+    PlaygroundRun.objects.filter(pk=run.pk).update(status=result.status, wall_s=result.wall_s)
+    return result
 
 
 def compile_flow_run(*, user: User, source: str) -> dict[str, Any]:
@@ -170,5 +134,8 @@ def compile_flow_run(*, user: User, source: str) -> dict[str, Any]:
         raise ValidationError(_("There is no program to compile."))
     if len(source.encode("utf-8", "surrogatepass")) > 8 * 1024:
         raise ValidationError(_("The graph program may be at most 8 KB."))
-    return _result_of(_claim_run(user, PlaygroundRun.Kind.COMPILE_FLOW, source))
+    run = _claim_run(user, PlaygroundRun.Kind.COMPILE_FLOW)
+    result = run_compile_flow(source, grading_sandbox())
+    PlaygroundRun.objects.filter(pk=run.pk).update(status="ok" if result.get("ok") else "error")
+    return result
 

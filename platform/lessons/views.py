@@ -71,7 +71,7 @@ def _sandbox_call(call: Callable[..., dict[str, Any]], **kwargs: Any) -> JsonRes
 @login_required
 @require_POST
 def playground_run_view(request: AuthenticatedHttpRequest) -> HttpResponse:
-    return _sandbox_call(playground_run, user=request.user,
+    return _sandbox_call(lambda **kw: playground_run(**kw).to_dict(), user=request.user,
                          code=request.POST.get("code", ""))
 
 

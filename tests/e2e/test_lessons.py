@@ -17,15 +17,13 @@ LESSONS = load_lessons(ROOT / "exercises").lessons
 
 
 @pytest.fixture
-def lessons(transactional_db, content_dir, settings, requires, make_user, live_server, page, request):
-    """Lessons and quiz banks loaded, a grading worker running (the playground's runs are its
-    jobs), and the browser signed in as a student (by session cookie: the login form has its
-    own journey test)."""
+def lessons(transactional_db, content_dir, settings, requires, make_user, live_server, page):
+    """Lessons and quiz banks loaded, and the browser signed in as a student (by session cookie:
+    the login form has its own journey test)."""
     from django.test import Client
 
     backend_sandbox("local", requires)
     settings.SANDBOX_BACKEND = "local"   # the playground runs where grading runs: here, bubblewrap
-    request.getfixturevalue("celery_worker_process")  # started after the backend is chosen
     settings.CONTENT_DIR = content_dir
     assert not quiz_content_sync(content_dir).errors
     assert not lessons_sync(content_dir).errors

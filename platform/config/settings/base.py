@@ -229,10 +229,6 @@ PRACTICE_RUNS_PER_MINUTE = env_int("PRACTICE_RUNS_PER_MINUTE", 6)
 # sandbox end it sooner.
 PRACTICE_RUN_DEADLINE_S = env_int("PRACTICE_RUN_DEADLINE_S", 300)
 
-# The lessons playground and the compile-flow rerun run on a grading worker (the web runs no
-# untrusted code); the page's request waits this long for the result, then says "try again".
-PLAYGROUND_WAIT_S = env_int("PLAYGROUND_WAIT_S", 60)
-
 # The REST API: personal tokens (made on /api/token/) or the browser's session; every
 # endpoint needs a user, as the pages do.
 REST_FRAMEWORK = {

@@ -21,15 +21,6 @@ def test_the_web_service_runs_every_sync_step_before_it_serves():
     assert command.index("sync_lessons") < command.index("gunicorn")
 
 
-def test_the_web_service_waits_for_playground_jobs_in_threads_longer_than_it_waits_for_one():
-    from django.conf import settings
-
-    command = compose()["services"]["web"]["command"]
-    threads = int(re.search(r"--threads (\d+)", command).group(1))
-    timeout = int(re.search(r"--timeout (\d+)", command).group(1))
-    assert threads > 1 and timeout > settings.PLAYGROUND_WAIT_S
-
-
 def test_only_workers_reach_the_docker_engine():
     services = compose()["services"]
     with_socket = sorted(name for name, service in services.items()
