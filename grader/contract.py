@@ -230,6 +230,26 @@ class PerfTerms(TypedDict):
     clock: str  # "cpu" (what load cannot inflate; the wall clock where a sandbox shows no CPU) or "wall"
 
 
+class Rule(TypedDict):
+    """What a solution of one exercise may not use, and why: exercise.toml ``[[rules]]``.
+
+    ``modules``: a module and everything in it (``torch.utils.checkpoint``); ``attributes``:
+    one name reached through its module (``numpy.broadcast_shapes``); ``calls``: a function
+    the student may not call, by its dotted or builtin name (``exec``). The judge refuses a
+    submission that names one (grader/harness/rules.py, before the run) and the student's
+    process refuses to import a banned module (grader/harness/guard.py, while it runs)."""
+
+    modules: list[str]
+    attributes: list[str]
+    calls: list[str]
+    reason: dict[str, str]  # a text in each of LANGUAGES: why the exercise refuses it
+
+
+# What the student's process raises when its code imports a banned module: an ImportError of
+# this name whose message starts "<rule number>:<module>:" (the judge words the message itself).
+RULE_VIOLATION = "RuleViolation"
+
+
 class Manifest(TypedDict):
     exercise: dict[str, Any]  # id, version, digest
     seed: int
@@ -239,6 +259,7 @@ class Manifest(TypedDict):
     # The last attempt at this grading: a speed case whose interval never settles is decided
     # by its median rather than measured again.
     settle: bool
+    rules: list[Rule]  # what the student's code may not use
 
 
 # --- strict reading ------------------------------------------------------------------------

@@ -40,6 +40,10 @@ MESSAGES: dict[str, str] = {
     "not_run.syntax_error": "not run: your code has a syntax error",
     "not_run.load_error": "not run: your code raised an error while loading",
     "not_run.stopped": "not run: {reason}",
+    # An exercise's rules (exercise.toml [[rules]]): {api} is the refused name, {reason} the
+    # exercise's own words (a localized text) for why.
+    "rules.refused": "not run: your code uses {api} (line {line}), which this exercise does not allow: {reason}",
+    "rules.refused_import": "your code imported {api}, which this exercise does not allow: {reason}",
     "stop.budget_used": "the time limit was used up by earlier checks",
     "stop.no_answer": "no answer within {seconds} s (time limit)",
     "stop.cpu_limit": "CPU time limit reached ({seconds} s)",

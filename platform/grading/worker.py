@@ -26,6 +26,7 @@ from grader.host import Sandbox, SandboxUnavailable, grade, validate_exercise
 from grading.dispatch import submission_send, upload_send, user_dispatch
 from grading.exercises import exercise_version_spec
 from grading.leases import heartbeat, lapsed, lease_end, lease_seconds_left
+from grading.measure_again import attempt_for, measure_again_later
 from grading.models import Submission
 from grading.results import result_internal_error, result_is_internal_error, result_of
 from grading.sandboxes import grading_sandbox
@@ -53,6 +54,7 @@ def submission_claim(submission_id: int) -> tuple[Claim, int]:
     """
     now = timezone.now()
     claimable = Q(status=Submission.Status.QUEUED) | lapsed(Submission.Status.RUNNING, now)
+    claimable |= Q(status=Submission.Status.MEASURING, measure_again_at__lte=now)  # its one measure-again is due
     taken = Submission.objects.filter(claimable, id=submission_id).update(
         status=Submission.Status.RUNNING, started_at=now, lease_until=lease_end(now), attempts=F("attempts") + 1
     )
@@ -77,7 +79,7 @@ def submission_grade(*, submission_id: int, final_attempt: bool = True) -> Claim
     try:
         with heartbeat(held, max_s=settings.SUBMISSION_STALE_AFTER_S):
             spec = exercise_version_spec(submission.exercise_version)
-            result = result_of(grade(spec, submission.code, grading_sandbox()))
+            result = result_of(grade(spec, submission.code, grading_sandbox(), attempt=attempt_for(submission)))
     except SandboxUnavailable as error:
         if not final_attempt:
             _release(submission_id, attempt)
@@ -89,6 +91,8 @@ def submission_grade(*, submission_id: int, final_attempt: bool = True) -> Claim
     if result_is_internal_error(result) and not final_attempt:
         _release(submission_id, attempt)
         raise GradingRetry(f"submission {submission_id}: {result.get('notes')}")
+    if result.get("unsettled") and measure_again_later(submission_id, result, attempt=attempt):
+        return claim  # stored as MEASURING, counted nowhere; its last attempt comes later
     _store(submission_id, result, attempt=attempt)
     return claim
 

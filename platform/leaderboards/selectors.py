@@ -13,31 +13,39 @@ page, not with the number of entries or submissions.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import connection
-from django.db.models import Count, F, Q, QuerySet, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import CharField, Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import MD5, Cast, Coalesce, Concat
+from django.utils.crypto import salted_hmac
 
 from accounts.models import User
 from catalog.models import Exercise
-from courses.models import Course, ItemScore
+from courses.models import Course, ItemScore, Membership
 from courses.selectors import student_ids
+from grader.host.performance import overall_ratio, ratio_text
+from grading.models import Submission
 from leaderboards.board_cache import ranking_get, ranking_set
 from leaderboards.models import FULL_SCORE, Entry, Verification
+from workbench.selectors import exercise_entries
 
 PAGE_SIZE = 50
-BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "id")
+# Ties end with when the best came in, then a salt of the board's own: never the user id or
+# the entry's id, which follow sign-up and roster order and would line pseudonyms up with
+# names (issue 24).
+BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "achieved_at")
 ROW_FIELDS = (
     "user_id",
     "score",
     "ratio",
     "ratio_low",
     "ratio_high",
-    "user__pseudonym",
+    "board_name",
     "user__username",
     "user__first_name",
     "user__last_name",
@@ -76,15 +84,15 @@ class Row:
 
     @property
     def ratio_text(self) -> str:
-        return "" if self.ratio is None else f"{self.ratio:.2f}"
+        return ratio_text(self.ratio)
 
     @property
     def low_text(self) -> str:
-        return "" if self.low is None else f"{self.low:.2f}"
+        return ratio_text(self.low)
 
     @property
     def high_text(self) -> str:
-        return "" if self.high is None else f"{self.high:.2f}"
+        return ratio_text(self.high)
 
 
 @dataclass(frozen=True)
@@ -104,6 +112,7 @@ class Board:
     you: Row | None
     your_page: int | None
     verified: VerifiedTop | None = None
+    you_withdrawn: bool = False  # the viewer's entry is off the ranking (a re-measurement failed it)
 
 
 class Ranking:
@@ -129,8 +138,13 @@ class Ranking:
     def rank(self, score: float, low: float | None) -> tuple[int, bool]:
         """(rank, shared) of an entry."""
         ahead = self.higher(score)
-        if score < FULL_SCORE or low is None:
-            return ahead + 1, self.histogram.get(score, 0) > 1 if score < FULL_SCORE else self._untimed_shared()
+        if score < FULL_SCORE:
+            return ahead + 1, self.histogram.get(score, 0) > 1
+        if low is None:
+            # A full score without a ratio comes after every timed one, as the board lists it:
+            # on an exercise with speed cases that is an entry whose re-measurement failed
+            # (leaderboards.verification), which must not share the first place.
+            return ahead + len(self.lows) + 1, self._untimed_shared()
         below = bisect.bisect_left(self.highs, low)  # full scores whose interval ends below ours
         # Everyone whose low end falls in the same gap between two high ends has this rank.
         floor = self.highs[below - 1] if below else -math.inf
@@ -139,14 +153,34 @@ class Ranking:
         return ahead + below + 1, same > 1
 
     def _untimed_shared(self) -> bool:
-        return sum(n for s, n in self.histogram.items() if s >= FULL_SCORE) > 1
+        return sum(n for s, n in self.histogram.items() if s >= FULL_SCORE) - len(self.lows) > 1
 
     def position(self, score: float, low: float | None) -> int:
         """0-based place in board order (ties between equal keys aside)."""
         ahead = self.higher(score)
-        if score >= FULL_SCORE and low is not None:
-            ahead += bisect.bisect_left(self.lows, low)
+        if score >= FULL_SCORE:
+            ahead += bisect.bisect_left(self.lows, low) if low is not None else len(self.lows)
         return ahead
+
+
+def board_salt(board: str) -> str:
+    """A secret per board (derived from SECRET_KEY): orders its remaining ties, the same on
+    every read, unrelated to anyone's id, and different from one board to the next."""
+    return salted_hmac("graphdojo.leaderboards.tiebreak", board).hexdigest()[:16]
+
+
+def tiebreak(salt: str, user_id: int) -> str:
+    """The key a tie is ordered by; the same as the SQL of tiebreak_sql()."""
+    return hashlib.md5(f"{salt}{user_id}".encode()).hexdigest()
+
+
+def tiebreak_sql(salt: str) -> MD5:
+    return MD5(Concat(Value(salt), Cast("user_id", CharField())))
+
+
+def ranked(version_id: int | None) -> QuerySet[Entry]:
+    """The entries a board of this version ranks: not those withdrawn after a failed re-measurement."""
+    return Entry.objects.filter(exercise_version_id=version_id, withdrawn_at__isnull=True)
 
 
 def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch: int | None) -> Row:
@@ -203,11 +237,11 @@ def site_ranking(version_id: int, viewer: User) -> Ranking:
     ranking = ranking_get(version_id)
     if ranking is None:
         hidden = User.objects.filter(hide_from_public_boards=True).values("id")
-        ranking = _ranking(Entry.objects.filter(exercise_version_id=version_id).exclude(user_id__in=hidden))
+        ranking = _ranking(ranked(version_id).exclude(user_id__in=hidden))
         ranking_set(version_id, ranking)
     if viewer.hide_from_public_boards:  # they see themselves on the board the others do not
         mine = (
-            Entry.objects.filter(exercise_version_id=version_id, user_id=viewer.id)
+            ranked(version_id).filter(user_id=viewer.id)
             .values_list("score", "ratio_low", "ratio_high")
             .first()
         )
@@ -219,6 +253,7 @@ def site_ranking(version_id: int, viewer: User) -> Ranking:
 def _board(
     entries: QuerySet[Entry],
     *,
+    salt: str,
     viewer: User,
     page: int,
     real_names: bool,
@@ -238,10 +273,9 @@ def _board(
         else None
     )
     batch = latest[0] if latest else None
-    rows = [
-        _row(v, ranking, viewer, real_names, batch)
-        for v in entries.order_by(*BOARD_ORDER).values_list(*ROW_FIELDS)[start : start + PAGE_SIZE]
-    ]
+    ordered = entries.order_by(*BOARD_ORDER, tiebreak_sql(salt))
+    page_values = ordered.values_list(*ROW_FIELDS)[start : start + PAGE_SIZE]
+    rows = [_row(v, ranking, viewer, real_names, batch) for v in page_values]
     you = next((r for r in rows if r.is_you), None)
     your_page = page if you else None
     if you is None:
@@ -258,34 +292,60 @@ def _board(
 def exercise_board(
     exercise: Exercise, *, viewer: User, page: int = 1, course: Course | None = None, real_names: bool = False
 ) -> Board:
-    """The exercise's board, site-wide (without those who hide) or among a course's students."""
-    entries = Entry.objects.filter(exercise_version_id=exercise.current_version_id)
+    """The exercise's board, site-wide (without those who hide) or among a course's students
+    (under their names in that course)."""
+    entries = ranked(exercise.current_version_id)
     version_id = exercise.current_version_id
     ranking = None
     if course is None:
         # Few hide, so excluding their ids keeps the board's index usable (a join would not).
         hidden = User.objects.filter(hide_from_public_boards=True).exclude(id=viewer.id).values("id")
-        entries = entries.exclude(user_id__in=hidden)
+        entries = entries.exclude(user_id__in=hidden).annotate(board_name=F("user__pseudonym"))
         ranking = site_ranking(version_id, viewer) if version_id is not None else None
+        salt = board_salt(f"exercise:{exercise.pk}")
     else:
-        entries = entries.filter(user_id__in=student_ids(course))
-    return _board(entries, viewer=viewer, page=page, real_names=real_names, version_id=version_id, ranking=ranking)
+        entries = entries.filter(user_id__in=student_ids(course)).annotate(
+            board_name=Subquery(
+                Membership.objects.filter(course=course, user_id=OuterRef("user_id")).values("pseudonym")[:1]
+            )
+        )
+        salt = board_salt(f"course:{course.pk}:exercise:{exercise.pk}")
+    board = _board(
+        entries, salt=salt, viewer=viewer, page=page, real_names=real_names, version_id=version_id, ranking=ranking
+    )
+    board.you_withdrawn = board.you is None and Entry.objects.filter(
+        exercise_version_id=version_id, user_id=viewer.id, withdrawn_at__isnull=False
+    ).exists()
+    return board
 
 
 def course_board(course: Course, *, viewer: User, page: int = 1, real_names: bool = False) -> Board:
     """Students by total points over the course's items; equal totals share a rank."""
-    totals = dict(
-        ItemScore.objects.filter(item__assignment__course=course)
+    totals: dict[int, tuple[float, datetime | None]] = {
+        user_id: (total or 0.0, reached)
+        for user_id, total, reached in ItemScore.objects.filter(item__assignment__course=course)
         .values_list("user_id")
-        .annotate(total=Sum(Coalesce("override_points", "points")))
+        .annotate(
+            total=Sum(Coalesce("override_points", "points")),
+            # When the counted work came in (a quiz or interview: when it was recorded).
+            reached=Max(Coalesce("submission__created_at", "updated_at")),
+        )
+        .values_list("user_id", "total", "reached")
         .order_by()
+    }
+    students = course.memberships.filter(role=Membership.Role.STUDENT).values_list(
+        "user_id", "pseudonym", "user__username", "user__first_name", "user__last_name"
     )
-    students = User.objects.filter(id__in=student_ids(course)).values_list(
-        "id", "pseudonym", "username", "first_name", "last_name"
-    )
+    salt = board_salt(f"course:{course.pk}")
+    never = datetime.max.replace(tzinfo=UTC)
+
+    def standing(uid: int) -> tuple[float, datetime]:
+        total, reached = totals.get(uid, (0.0, None))
+        return total, reached or never
+
     raw = sorted(
-        ((uid, totals.get(uid) or 0.0, None, None, None, p, u, f, la) for uid, p, u, f, la in students),
-        key=lambda r: (-r[1], r[0]),
+        ((uid, standing(uid)[0], None, None, None, p, u, f, la) for uid, p, u, f, la in students),
+        key=lambda r: (-r[1], standing(r[0])[1], tiebreak(salt, r[0])),
     )
     histogram: dict[float, int] = {}
     for r in raw:
@@ -326,3 +386,103 @@ def stale_progress(exercise: Exercise) -> tuple[int, int]:
     """(entries on the current version, all entries): how far a version change's regrade is."""
     entries = Entry.objects.filter(exercise=exercise)
     return entries.filter(exercise_version_id=exercise.current_version_id).count(), entries.count()
+
+
+@dataclass(frozen=True)
+class BoardLink:
+    """One exercise's board as the boards' index lists it."""
+
+    exercise: Exercise
+    title: str
+    difficulty: str
+    state: str  # solved, attempted or new, for the viewer
+    total: int
+    your_rank: str  # "" when the viewer has no entry
+
+
+def board_index(viewer: User) -> list[BoardLink]:
+    """Every published exercise's site-wide board in the suggested order, with its size and
+    the viewer's rank; one cached ranking per board, so the page costs a query per exercise."""
+    scores = {
+        version_id: (score, low)
+        for version_id, score, low in Entry.objects.filter(user_id=viewer.id, withdrawn_at__isnull=True).values_list(
+            "exercise_version_id", "score", "ratio_low"
+        )
+    }
+    links = []
+    for entry in exercise_entries(viewer):
+        ranking = site_ranking(entry.version.id, viewer)
+        rank = ""
+        if entry.version.id in scores:
+            number, shared = ranking.rank(*scores[entry.version.id])
+            rank = f"={number}" if shared else str(number)
+        links.append(
+            BoardLink(entry.exercise, entry.version.title, entry.version.difficulty, entry.state, ranking.total, rank)
+        )
+    return links
+
+
+@dataclass(frozen=True)
+class SpeedAmongAccepted:
+    """Where one submission's speed falls among the accepted solutions on the board."""
+
+    others: int  # accepted, timed entries of other students
+    faster_than: int  # percent of them slower than this submission
+    bars: list[tuple[int, bool]]  # a histogram of their ratios: (height in percent, holds yours)
+
+
+def speed_among_accepted(submission: Submission, bins: int = 12) -> SpeedAmongAccepted | None:
+    """Compare a full-score submission's speed (its ratio to the baseline, measured in its own
+    run) with every other student's best accepted, timed entry on the exercise's board; None
+    when the submission is not accepted or timed nothing."""
+    if (submission.score or 0.0) < FULL_SCORE or (mine := overall_ratio(submission.result)) is None:
+        return None
+    hidden = User.objects.filter(hide_from_public_boards=True).values("id")
+    ratios = [
+        r
+        for r in ranked(submission.exercise_version_id)
+        .filter(score__gte=FULL_SCORE, ratio__isnull=False)
+        .exclude(user_id=submission.user_id)
+        .exclude(user_id__in=hidden)
+        .values_list("ratio", flat=True)
+        if r is not None and r > 0
+    ]
+    ratio = mine[0]
+    if not ratios:
+        return SpeedAmongAccepted(0, 0, [])
+    faster_than = round(100 * sum(r > ratio for r in ratios) / len(ratios))
+    logs = [math.log(r) for r in ratios]
+    lo, hi = min([*logs, math.log(ratio)]), max([*logs, math.log(ratio)])
+    width = (hi - lo) / bins or 1.0
+
+    def slot(value: float) -> int:
+        return min(bins - 1, int((math.log(value) - lo) / width))
+
+    counts = [0] * bins
+    for r in ratios:
+        counts[slot(r)] += 1
+    top = max(counts)
+    return SpeedAmongAccepted(
+        len(ratios), faster_than, [(round(100 * c / top), i == slot(ratio)) for i, c in enumerate(counts)]
+    )
+
+
+@dataclass(frozen=True)
+class BestAndLatest:
+    """The viewer's submission the board ranks (their best) beside their latest graded one."""
+
+    best: Submission | None
+    latest: Submission | None
+
+
+def best_and_latest(exercise: Exercise, viewer: User) -> BestAndLatest | None:
+    """None when the viewer has no graded submission on the exercise's current version."""
+    graded = Submission.objects.filter(
+        user_id=viewer.id, exercise_version_id=exercise.current_version_id, status=Submission.Status.GRADED
+    )
+    latest = graded.order_by("-created_at", "-id").first()
+    if latest is None:
+        return None
+    entry = Entry.objects.filter(user_id=viewer.id, exercise_version_id=exercise.current_version_id).first()
+    best = graded.filter(id=entry.submission_id).first() if entry else None
+    return BestAndLatest(best, latest)

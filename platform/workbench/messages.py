@@ -24,6 +24,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, gettext_noop, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from grader.host.performance import ratio_text
+
 # message id -> its text with %(name)s parameters (the judge's ids and parameter names).
 CATALOGUE: dict[str, str] = {
     "check.passed": gettext_noop("passed"),
@@ -42,6 +44,11 @@ CATALOGUE: dict[str, str] = {
     "not_run.syntax_error": gettext_noop("not run: your code has a syntax error"),
     "not_run.load_error": gettext_noop("not run: your code raised an error while loading"),
     "not_run.stopped": gettext_noop("not run: %(reason)s"),
+    # An exercise's rules: %(api)s is the refused name, %(reason)s the exercise's own words.
+    "rules.refused": gettext_noop(
+        "not run: your code uses %(api)s (line %(line)s), which this exercise does not allow: %(reason)s"),
+    "rules.refused_import": gettext_noop(
+        "your code imported %(api)s, which this exercise does not allow: %(reason)s"),
     "stop.budget_used": gettext_noop("the time limit was used up by earlier checks"),
     "stop.no_answer": gettext_noop("no answer within %(seconds)s (time limit)"),
     "stop.cpu_limit": gettext_noop("CPU time limit reached (%(seconds)s)"),
@@ -61,6 +68,16 @@ CATALOGUE: dict[str, str] = {
     "perf.too_slow": gettext_noop(
         "too slow: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, n=%(n)s); "
         "needed at most %(at_most)s×"),
+    "perf.undecided": gettext_noop(
+        "measuring again: the machine was busy, and %(ratio)s× the %(baseline)s time "
+        "(interval %(low)s–%(high)s, n=%(n)s) did not settle against at most %(at_most)s×"),
+    "perf.pass_by_median": gettext_noop(
+        "fast enough, by the median: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, "
+        "n=%(n)s, measured twice without settling); needed at most %(at_most)s×"),
+    "perf.too_slow_by_median": gettext_noop(
+        "too slow, by the median: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, "
+        "n=%(n)s, measured twice without settling); needed at most %(at_most)s×"),
+    # Stored verdicts from before the rule that never passes an unsettled interval:
     "perf.within_noise": gettext_noop(
         "within noise: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, n=%(n)s); "
         "needed at most %(at_most)s×; not counted against you"),
@@ -173,6 +190,9 @@ def in_language(text: dict[str, Any]) -> str:
     ))
 
 
+_RATIOS = frozenset({"ratio", "low", "high"})
+
+
 def _shown(name: str, value: Any) -> Any:
     """A parameter as the message shows it: a check's own words in the reader's language,
     durations in words, English prose translated where a pattern knows it, a baseline by its
@@ -188,7 +208,9 @@ def _shown(name: str, value: Any) -> Any:
             pass
     if name in _PROSE:
         return translate_english(str(value))
-    if isinstance(value, float):
+    if name in _RATIOS and isinstance(value, int | float) and ratio_text(float(value)):
+        value = ratio_text(float(value))  # as the page's numbers and the boards print a ratio
+    elif isinstance(value, float):
         value = f"{value:.3g}"
     return format_html("<code>{}</code>", value)
 

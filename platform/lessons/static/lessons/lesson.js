@@ -5,6 +5,7 @@
   "use strict";
   var _ = window.gettext || function (s) { return s; };
   var fmt = window.interpolate || function (s) { return s; };
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
   var lang = (document.documentElement.lang || "en").toLowerCase().indexOf("zh") === 0 ? "zh-hans" : "en";
   var data = JSON.parse((document.getElementById("viz-data") || { textContent: "{}" }).textContent);
 
@@ -19,19 +20,47 @@
   }
   function local(text) { return text && typeof text === "object" ? (text[lang] || text.en || "") : (text || ""); }
 
-  /* ---- running code ------------------------------------------------------------------ */
+  /* ---- running code: the server queues the run, a worker runs it, the page polls ---------- */
+  var POLL_MS = 700;
+  function stateText(run) {
+    return run.state === "running" ? _("Running in the sandbox…") : _("Queued: waiting for a free sandbox…");
+  }
+  /* POST, then poll the run's status until it is finished; onState(run) on every answer while it
+     waits, onDone(run) once (a run with result or error, or a refusal with error). */
+  function startRun(url, fields, onState, onDone) {
+    post(url, fields).then(function (run) {
+      if (!run.status_url) { onDone(run); return; }
+      (function poll(current) {
+        if (current.finished) { onDone(current); return; }
+        onState(current);
+        setTimeout(function () {
+          fetch(current.status_url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+            .then(function (r) { return r.json(); })
+            .then(poll)
+            .catch(function () { onDone({ error: _("The run could not be sent; check your connection.") }); });
+        }, POLL_MS);
+      })(run);
+    }).catch(function () { onDone({ error: _("The run could not be sent; check your connection.") }); });
+  }
   function runInto(url, code, bar, output) {
     var state = bar.querySelector(".run-state");
     var button = bar.querySelector("button");
     button.disabled = true;
-    state.textContent = _("Running…");
-    post(url, { code: code }).then(function (result) {
+    output.hidden = true;
+    state.textContent = _("Sending…");
+    bar.dataset.state = "sending";
+    startRun(url, { code: code }, function (run) {
+      state.textContent = stateText(run);
+      bar.dataset.state = run.state;
+    }, function (run) {
       button.disabled = false;
+      bar.dataset.state = run.state || "refused";
       output.hidden = false;
-      output.classList.toggle("failed", !result.ok);
-      if (result.limited || (result.error && result.status === undefined)) {
-        state.textContent = "";
-        output.textContent = result.error;
+      var result = run.result;
+      output.classList.toggle("failed", !result || !result.ok);
+      if (!result) {
+        state.textContent = run.state === "failed" ? _("Could not run") : "";
+        output.textContent = run.error || _("The server answered with an error.");
         return;
       }
       var text = result.stdout || "";
@@ -41,9 +70,6 @@
       var what = result.ok ? _("finished") : result.status === "timeout" ? _("ran out of time")
         : result.status === "memory" ? _("ran out of memory") : fmt(_("exited with %s"), [result.exit_code]);
       state.textContent = fmt(_("%(what)s in %(s)s s"), { what: what, s: result.wall_s.toFixed(2) }, true);
-    }).catch(function () {
-      button.disabled = false;
-      state.textContent = _("The run could not be sent; check your connection.");
     });
   }
 
@@ -159,7 +185,9 @@
         : last.phase === "define"
         ? fmt(_("define %(node)s = %(op)s(%(inputs)s): no value yet"), { node: last.node, op: last.op, inputs: last.inputs.join(", ") }, true)
         : last.phase === "compile"
-        ? fmt(_("compile: %(passes)s passes; %(removed)s node(s) left out of the plan"), { passes: last.passes.length,
+        ? fmt(ngettext("compile: %(passes)s passes; %(removed)s node left out of the plan",
+                     "compile: %(passes)s passes; %(removed)s nodes left out of the plan",
+                     Object.keys(defined).length - last.plan.length), { passes: last.passes.length,
             removed: Object.keys(defined).length - last.plan.length }, true)
         : fmt(_("run %(node)s → %(value)s"), { node: last.node, value: GraphView.formatValue(last.value) }, true);
       view.column.dataset.phase = last ? last.phase : "";
@@ -177,7 +205,8 @@
       });
       view.drawn.edges.forEach(function (e) { e.classList.toggle("hidden", !present[e.dataset.to.split(":")[0]]); });
       view.column.querySelector(".graph-state").textContent = !n ? _("No graph yet: press Step or Play.")
-        : fmt(_("The tape holds %(k)s op(s) so far; it grows as each line runs."), { k: taped }, true);
+        : fmt(ngettext("The tape holds %(k)s op so far; it grows as each line runs.",
+                     "The tape holds %(k)s ops so far; it grows as each line runs.", taped), { k: taped }, true);
       view.column.querySelector(".step-text").textContent = !last ? "" : last.phase === "leaf"
         ? fmt(_("%(node)s = tensor(%(value)s): the value exists at once"), { node: last.node, value: GraphView.formatValue(last.value) }, true)
         : fmt(_("%(node)s = %(op)s(%(inputs)s) → %(value)s%(tape)s"), { node: last.node, op: last.op, inputs: last.inputs.join(", "),
@@ -237,7 +266,7 @@
       root.querySelector(".pass-notes").textContent = (PASS_HELP[stage.pass] || "") +
         (lang === "en" && stage.notes.length ? " (" + stage.notes.join("; ") + ")" : "");
       root.querySelector(".pass-diff").textContent = !before ? _("The graph as you built it, in execution order.")
-        : fmt(_("Changed or new: %(c)s node(s). Removed: %(r)s."), { c: changed,
+        : fmt(ngettext("Changed or new: %(c)s node. Removed: %(r)s.", "Changed or new: %(c)s nodes. Removed: %(r)s.", changed), { c: changed,
             r: removed.length ? removed.map(function (n) { return n.name; }).join(", ") : _("none") }, true);
       root.querySelector("[data-action=prev]").disabled = index === 0;
       root.querySelector("[data-action=next]").disabled = index === flow.stages.length - 1;
@@ -267,19 +296,34 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var button = form.querySelector("button[type=submit]");
-      button.disabled = true; state.textContent = _("Compiling in the sandbox…");
-      post(root.dataset.flowUrl, { source: form.querySelector("textarea").value }).then(function (result) {
+      button.disabled = true; state.textContent = _("Sending…");
+      startRun(root.dataset.flowUrl, { source: form.querySelector("textarea").value }, function (run) {
+        state.textContent = run.state === "running" ? _("Compiling in the sandbox…") : stateText(run);
+      }, function (run) {
         button.disabled = false;
-        if (result.ok && result.flow) { state.textContent = _("Compiled. Step through the passes above."); load(result.flow); }
-        else state.textContent = result.error || _("The program could not be compiled.");
-      }).catch(function () { button.disabled = false; state.textContent = _("The run could not be sent; check your connection."); });
+        var result = run.result;
+        if (result && result.ok && result.flow) { state.textContent = _("Compiled. Step through the passes above."); load(result.flow); }
+        else state.textContent = (result && result.error) || run.error || _("The program could not be compiled.");
+      });
     });
     load(flow);
   }
 
   /* ---- performance-flexibility radar ----------------------------------------------------- */
+  function wrapWords(text, width) {
+    if (text.indexOf(" ") < 0) return text;
+    var lines = [], line = "";
+    text.split(" ").forEach(function (word) {
+      if (line && (line + " " + word).length > width) { lines.push(line); line = word; } else { line = line ? line + " " + word : word; }
+    });
+    lines.push(line);
+    return lines;
+  }
+
   function radarViz(root, viz) {
-    var axes = viz.axes.map(function (a) { return local(a.name); });
+    // Long axis names in lines of a few words (Chart.js draws an array as lines), or a phone
+    // cuts "Deployment outside Python" at the canvas edge.
+    var axes = viz.axes.map(function (a) { return wrapWords(local(a.name), 14); });
     var palette = ["#3657d6", "#c0392b", "#1f8a4c", "#b7791f", "#7a3fb0"];
     var datasets = viz.frameworks.map(function (f, k) {
       return { label: local(f.name), data: f.scores, borderColor: palette[k % 5], backgroundColor: palette[k % 5] + "22",
@@ -287,8 +331,11 @@
     });
     if (window.Chart) {
       new Chart(root.querySelector("canvas"), { type: "radar", data: { labels: axes, datasets: datasets },
-        options: { animation: false, responsive: true, maintainAspectRatio: true,
-                   scales: { r: { min: 0, max: 5, ticks: { stepSize: 1 } } } } });
+        // Axis names at 12 px and the legend below: at 390 px the labels took the chart's room.
+        options: { animation: false, responsive: true, maintainAspectRatio: true, aspectRatio: 1,
+                   plugins: { legend: { position: "bottom", labels: { boxWidth: 12, font: { size: 12 } } } },
+                   scales: { r: { min: 0, max: 5, ticks: { stepSize: 1, font: { size: 11 } },
+                                  pointLabels: { font: { size: 12 } } } } } });
     }
   }
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('grading', '0003_submission_received_at'),
+        ('grading', '0004_submission_measure_again'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboards', '0002_verification'),
+        ('leaderboards', '0004_entry_withdrawn'),
     ]
 
     operations = [
