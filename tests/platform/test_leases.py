@@ -171,6 +171,18 @@ def test_a_lease_shorter_than_two_heartbeats_is_refused(settings):
 
 
 @pytest.mark.django_db
+def test_playground_runs_hold_leases_too(make_user):
+    from lessons.models import PlaygroundRun
+    from lessons.runs import playground_run_claim
+
+    run = PlaygroundRun.objects.create(user=make_user(), code="print(1)")
+    assert playground_run_claim(run.id) == 1
+    assert playground_run_claim(run.id) is None  # alive: not run twice
+    lapse(PlaygroundRun, run.id)
+    assert playground_run_claim(run.id) == 2
+
+
+@pytest.mark.django_db
 def test_a_board_re_measuring_whose_worker_died_is_put_back_once_its_lease_lapsed(exercise):
     from leaderboards.models import Verification
     from leaderboards.verification import verifications_sweep
