@@ -30,6 +30,7 @@ __all__ = [
     "Status",
     "docker_available",
     "get_sandbox",
+    "remove_orphaned_containers",
 ]
 
 
@@ -73,3 +74,13 @@ def docker_available(image: object = None, base_url: object = None) -> bool:
     except (DockerException, OSError):
         return False
     return True
+
+
+def remove_orphaned_containers(docker_base_url: str | None = None) -> int:
+    """Remove the sandbox containers that dead processes of this host left (a worker that
+    starts calls it); 0 where no Docker engine answers."""
+    try:
+        from sandbox.docker import remove_orphans
+    except ImportError:  # no docker SDK: no containers either
+        return 0
+    return remove_orphans(docker_base_url)

@@ -83,3 +83,6 @@ class Sandbox(abc.ABC):
         options: RunOptions | None = None,
     ) -> Outcome:
         """Run argv in a fresh sandbox holding ``files``; never raises for what the program did."""
+
+    def close(self) -> None:  # noqa: B027 - most backends hold nothing between runs
+        """Release what the backend holds between runs (a warm pool's containers)."""

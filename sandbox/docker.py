@@ -9,17 +9,20 @@ read-only root refuses it).
 
 The host enforces a wall clock beyond the bootstrap's own (kill, not stop), removes the
 container in every case, and labels every container so that ``janitor()`` can remove
-what a crashed worker left behind.
+what a crashed worker left behind: expired containers, and at once the containers of a
+process on this host that is gone (``OWNER_LABEL``: a warm pool outlives no worker).
 """
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import struct
 import threading
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import docker
@@ -50,6 +53,9 @@ WORKDIR = "/job"
 LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"
 POOL_LABEL = "graphdojo.pool"
+# host/pid/start time of the process that started the container: on this host, a container
+# whose process is gone (killed, stopped without closing its sandbox) is an orphan.
+OWNER_LABEL = "graphdojo.owner"
 # What the trusted side needs inside: drop untrusted processes to the lent uids (SETUID,
 # SETGID), give each family its home (CHOWN) and stop the student's processes (KILL).
 CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
@@ -223,6 +229,7 @@ class DockerSandbox(Sandbox):
         self.name = f"docker-{runtime}"
         self.base_url = docker_base_url
         self.labels = dict(labels or {})  # e.g. the queue's name, to tell workers' containers apart
+        self.labels[OWNER_LABEL] = owner_token()
         self.cgroup_parent = cgroup_parent
         self.client = self._connect()
         try:
@@ -350,6 +357,44 @@ class DockerSandbox(Sandbox):
         return janitor(self.client)
 
 
+def owner_token(pid: int | None = None) -> str:
+    """This host, a process and its start time: names the process even after its pid is reused."""
+    pid = os.getpid() if pid is None else pid
+    return f"{socket.gethostname()}/{pid}/{_start_time(pid)}"
+
+
+def _start_time(pid: int) -> str:
+    try:
+        # Field 22 of /proc/PID/stat, counted after the command name (which may hold spaces).
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def orphaned(labels: Mapping[str, str]) -> bool:
+    """Whether the container with these labels belongs to a process of this host that is gone."""
+    host, _, rest = labels.get(OWNER_LABEL, "").partition("/")
+    pid, _, started = rest.partition("/")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another host's (or unlabelled): only its expiry tells
+    return owner_token(int(pid)) != labels[OWNER_LABEL]
+
+
+def remove_orphans(docker_base_url: str | None = None) -> int:
+    """Remove the containers that processes of this host left behind when they died or
+    stopped (a starting worker calls it); returns how many. An engine that does not answer
+    removes nothing."""
+    try:
+        client = docker.DockerClient(base_url=docker_base_url, timeout=60) if docker_base_url else \
+            docker.from_env(timeout=60)
+    except DockerException:
+        return 0
+    try:
+        return janitor(client)
+    finally:
+        client.close()
+
+
 def janitor(client: docker.DockerClient, now: float | None = None) -> int:
     now = time.time() if now is None else now
     removed = 0
@@ -365,7 +410,7 @@ def janitor(client: docker.DockerClient, now: float | None = None) -> int:
         # A pooled container that stopped (its worker died, so its job stream closed) can
         # never serve a job: no need to wait for its expiry.
         idle_pool_dead = container.labels.get(POOL_LABEL) == "1" and container.status in ("exited", "dead")
-        if expires < now or idle_pool_dead:
+        if expires < now or idle_pool_dead or orphaned(container.labels):
             _remove(container)
             removed += 1
     return removed

@@ -91,6 +91,10 @@ class ExerciseUpload(models.Model):
         ExerciseVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Taken by a worker (attempts moves on), its lease renewed while it validates (grading.leases).
+    attempts = models.PositiveSmallIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
     validated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -16,6 +16,10 @@ def grading_times_problems() -> list[str]:
     if settings.CELERY_BROKER_URL.startswith("redis") and not stale < visibility:
         problems.append(f"CELERY_VISIBILITY_TIMEOUT_S ({visibility}) must exceed SUBMISSION_STALE_AFTER_S ({stale}), "
                         "or Redis hands a running grading to a second worker, which drops it")
+    lease, beat = settings.GRADING_LEASE_S, settings.GRADING_HEARTBEAT_S
+    if not 2 * beat < lease:
+        problems.append(f"GRADING_LEASE_S ({lease}) must exceed twice GRADING_HEARTBEAT_S ({beat}), "
+                        "or one late heartbeat lets a running job be taken for lost")
     return problems
 
 

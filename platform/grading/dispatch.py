@@ -11,7 +11,7 @@ import base64
 import json
 import logging
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from celery import current_app as app
@@ -19,6 +19,8 @@ from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
+from catalog.models import ExerciseUpload
+from grading.leases import lapsed
 from grading.logs import submission_logging
 from grading.models import Submission
 
@@ -26,6 +28,7 @@ log = logging.getLogger(__name__)
 CPU_QUEUE, GPU_QUEUE = "cpu", "gpu"
 # Sent by name: the task module imports this one, not the other way round.
 GRADE_TASK = "grading.tasks.grade_submission"
+VALIDATE_UPLOAD_TASK = "grading.tasks.validate_upload"
 # A row just published may not show in the broker yet, and a message being handed to a worker
 # is briefly in neither list: only rows older than this are judged lost.
 LOST_AFTER_S = 30
@@ -45,6 +48,16 @@ def submission_send(submission: Submission, countdown: float | None = None) -> b
             return False
         log.info("grading task sent to %s", queue_for(submission))
         return True
+
+
+def upload_send(upload_id: int, countdown: float | None = None) -> bool:
+    """Publish an upload's validation; False (logged) when the broker cannot take it now."""
+    try:
+        app.send_task(VALIDATE_UPLOAD_TASK, (upload_id,), queue=CPU_QUEUE, countdown=countdown)
+    except Exception:  # the broker is down: the sweep sends it once the lease lapsed
+        log.warning("upload %s: validation not sent (broker unavailable)", upload_id, exc_info=True)
+        return False
+    return True
 
 
 def next_for_user(user_id: int) -> Submission | None:
@@ -92,19 +105,17 @@ def broker_submission_ids() -> set[int] | None:
 
 
 def submissions_sweep() -> dict[str, int]:
-    """Reclaim stale RUNNING rows and re-send heads of queues whose message is gone."""
+    """Reclaim RUNNING rows whose lease lapsed and re-send heads of queues whose message is gone;
+    reclaim uploads whose validating worker died likewise."""
     now = timezone.now()
-    stale = Submission.objects.filter(
-        status=Submission.Status.RUNNING, started_at__lt=now - timedelta(seconds=settings.SUBMISSION_STALE_AFTER_S)
-    )
     # attempts moves on, so a worker that was only slow can no longer store over the regrade.
-    reclaimed = list(stale.values_list("id", flat=True))
+    reclaimed = list(Submission.objects.filter(lapsed(Submission.Status.RUNNING, now)).values_list("id", flat=True))
     for submission_id in reclaimed:
         with submission_logging(submission_id):
-            if Submission.objects.filter(id=submission_id, status=Submission.Status.RUNNING).update(
+            if Submission.objects.filter(lapsed(Submission.Status.RUNNING, now), id=submission_id).update(
                 status=Submission.Status.QUEUED, attempts=F("attempts") + 1
             ):
-                log.warning("reclaimed from a worker that stopped answering")
+                log.warning("reclaimed from a worker that stopped renewing its lease")
     # Where the broker cannot be read, only a row queued longer than the stale time is re-sent.
     in_broker = broker_submission_ids()
     old = now - timedelta(seconds=LOST_AFTER_S if in_broker is not None else settings.SUBMISSION_STALE_AFTER_S)
@@ -121,4 +132,19 @@ def submissions_sweep() -> dict[str, int]:
         with submission_logging(head.id):
             log.warning("grading task missing from the broker; sending it again")
         resent += submission_send(head)
-    return {"reclaimed": len(reclaimed), "resent": resent}
+    return {"reclaimed": len(reclaimed), "resent": resent, "uploads_reclaimed": uploads_sweep(now)}
+
+
+def uploads_sweep(now: datetime) -> int:
+    """Put back uploads whose validating worker died (lease lapsed) and send them again."""
+    reclaimed = 0
+    for upload_id in ExerciseUpload.objects.filter(lapsed(ExerciseUpload.Status.VALIDATING, now)).values_list(
+        "id", flat=True
+    ):
+        if ExerciseUpload.objects.filter(lapsed(ExerciseUpload.Status.VALIDATING, now), id=upload_id).update(
+            status=ExerciseUpload.Status.QUEUED, attempts=F("attempts") + 1
+        ):
+            log.warning("upload %s: reclaimed from a worker that stopped renewing its lease", upload_id)
+            reclaimed += 1
+            upload_send(upload_id)
+    return reclaimed

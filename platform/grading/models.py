@@ -36,6 +36,8 @@ class Submission(models.Model):
     # time its student handed it in, so a move never makes work late. None: created_at.
     received_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Renewed by the grading worker while it runs (grading.leases); lapsed: the worker died.
+    lease_until = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     # When its one measure-again is due; set once, so a grading measures again at most once, and
     # a row with it set is graded as the last attempt (the median decides).

@@ -2,15 +2,16 @@
 
 Idempotent under redelivery: a conditional UPDATE claims the work, and only the attempt that
 claimed a row may store its verdict (a worker that was merely slow cannot overwrite the
-regrade of a reclaimed row). Platform faults put the row back in the queue and raise, so the
-task retries; the last try stores FAILED, never a verdict charged to the student.
+regrade of a reclaimed row). While the work runs, a heartbeat renews the row's lease
+(grading.leases): a row whose lease lapsed lost its worker and is taken again. Platform faults
+put the row back in the queue and raise, so the task retries; the last try stores FAILED,
+never a verdict charged to the student.
 """
 from __future__ import annotations
 
 import enum
 import logging
 import tempfile
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,9 @@ from django.utils import timezone
 from catalog.models import ExerciseUpload
 from catalog.services import upload_folder
 from grader.host import Sandbox, SandboxUnavailable, grade, validate_exercise
-from grading.dispatch import submission_send, user_dispatch
+from grading.dispatch import submission_send, upload_send, user_dispatch
 from grading.exercises import exercise_version_spec
+from grading.leases import heartbeat, lapsed, lease_end, lease_seconds_left
 from grading.measure_again import attempt_for, measure_again_later
 from grading.models import Submission
 from grading.results import result_internal_error, result_is_internal_error, result_of
@@ -41,21 +43,20 @@ class GradingRetry(Exception):
 
 class Claim(enum.Enum):
     TAKEN = "taken"  # ours to grade
-    BUSY = "busy"  # another worker holds it and is not yet stale: look again later
+    BUSY = "busy"  # another worker holds its lease: look again when the lease would lapse
     DONE = "done"  # graded or failed already
 
 
 def submission_claim(submission_id: int) -> tuple[Claim, int]:
-    """Take a queued submission (or one whose worker died) with a conditional UPDATE.
+    """Take a queued submission (or one whose worker died: its lease lapsed) with a conditional UPDATE.
 
     Returns the claim and the attempt number that owns the row: only that attempt may store.
     """
     now = timezone.now()
-    stale = now - timedelta(seconds=settings.SUBMISSION_STALE_AFTER_S)
-    claimable = Q(status=Submission.Status.QUEUED) | Q(status=Submission.Status.RUNNING, started_at__lt=stale)
+    claimable = Q(status=Submission.Status.QUEUED) | lapsed(Submission.Status.RUNNING, now)
     claimable |= Q(status=Submission.Status.MEASURING, measure_again_at__lte=now)  # its one measure-again is due
     taken = Submission.objects.filter(claimable, id=submission_id).update(
-        status=Submission.Status.RUNNING, started_at=now, attempts=F("attempts") + 1
+        status=Submission.Status.RUNNING, started_at=now, lease_until=lease_end(now), attempts=F("attempts") + 1
     )
     row = Submission.objects.filter(id=submission_id).values("status", "attempts").first()
     if row is None:
@@ -74,9 +75,11 @@ def submission_grade(*, submission_id: int, final_attempt: bool = True) -> Claim
         return claim
     submission = Submission.objects.select_related("exercise_version").get(id=submission_id)
     log.info("grading (attempt %s)", attempt)
+    held = Submission.objects.filter(id=submission_id, status=Submission.Status.RUNNING, attempts=attempt)
     try:
-        spec = exercise_version_spec(submission.exercise_version)
-        result = result_of(grade(spec, submission.code, grading_sandbox(), attempt=attempt_for(submission)))
+        with heartbeat(held, max_s=settings.SUBMISSION_STALE_AFTER_S):
+            spec = exercise_version_spec(submission.exercise_version)
+            result = result_of(grade(spec, submission.code, grading_sandbox(), attempt=attempt_for(submission)))
     except SandboxUnavailable as error:
         if not final_attempt:
             _release(submission_id, attempt)
@@ -96,14 +99,12 @@ def submission_grade(*, submission_id: int, final_attempt: bool = True) -> Claim
 
 def submission_look_again(submission_id: int, claim: Claim) -> None:
     """A message redelivered while another worker holds the row (a cold shutdown, a lost pool
-    child) is not dropped: it comes back once that claim turns stale."""
+    child) is not dropped: it comes back when that worker's lease would lapse, and takes the
+    row if the lease did lapse (a live worker renews it; the message then comes back again)."""
     if claim is not Claim.BUSY:
         return
     row = Submission.objects.select_related("exercise_version").get(id=submission_id)
-    if row.started_at is None:
-        return
-    stale_at = row.started_at + timedelta(seconds=settings.SUBMISSION_STALE_AFTER_S)
-    submission_send(row, countdown=max(1.0, (stale_at - timezone.now()).total_seconds() + 1))
+    submission_send(row, countdown=max(1.0, lease_seconds_left(row.lease_until) + 1))
 
 
 def submission_fail(submission_id: int, cause: str, error: BaseException) -> None:
@@ -157,25 +158,48 @@ def _store(submission_id: int, result: dict[str, Any], *, attempt: int | None = 
         transaction.on_commit(lambda: user_dispatch(submission.user_id))
 
 
-def upload_validate(*, upload_id: int, sandbox: Sandbox | None = None) -> ExerciseUpload:
-    """Prove an uploaded exercise in the sandbox, exactly as validate_content proves a folder."""
-    claimed = ExerciseUpload.objects.filter(id=upload_id, status=ExerciseUpload.Status.QUEUED).update(
-        status=ExerciseUpload.Status.VALIDATING
+def upload_claim(upload_id: int) -> int | None:
+    """Take a queued upload (or one whose validating worker died); the attempt that owns it, or None."""
+    now = timezone.now()
+    claimable = Q(status=ExerciseUpload.Status.QUEUED) | lapsed(ExerciseUpload.Status.VALIDATING, now)
+    taken = ExerciseUpload.objects.filter(claimable, id=upload_id).update(
+        status=ExerciseUpload.Status.VALIDATING, started_at=now, lease_until=lease_end(now),
+        attempts=F("attempts") + 1,
     )
+    if not taken:
+        return None
+    return ExerciseUpload.objects.values_list("attempts", flat=True).get(id=upload_id)
+
+
+def upload_validate(*, upload_id: int, sandbox: Sandbox | None = None) -> ExerciseUpload:
+    """Prove an uploaded exercise in the sandbox, exactly as validate_content proves a folder.
+
+    Only the attempt that claimed the upload stores its report (see submission_grade)."""
+    attempt = upload_claim(upload_id)
     upload = ExerciseUpload.objects.get(id=upload_id)
-    if not claimed:
-        return upload  # another worker has it, or it is done
+    if attempt is None:
+        upload_look_again(upload)  # another worker has it (looked at again when its lease would lapse), or done
+        return upload
+    held = ExerciseUpload.objects.filter(id=upload_id, status=ExerciseUpload.Status.VALIDATING, attempts=attempt)
     try:
-        with tempfile.TemporaryDirectory(prefix="upload-") as tmp:
+        # A validation grades the reference and its variants one after the other: capped at a few gradings.
+        with heartbeat(held, max_s=4 * settings.SUBMISSION_STALE_AFTER_S), \
+                tempfile.TemporaryDirectory(prefix="upload-") as tmp:
             report = validate_exercise(upload_folder(upload, Path(tmp)), sandbox or grading_sandbox())
     except BaseException:  # a platform fault (e.g. SandboxUnavailable): queued again for the retry
-        ExerciseUpload.objects.filter(id=upload_id).update(status=ExerciseUpload.Status.QUEUED)
+        held.update(status=ExerciseUpload.Status.QUEUED)
         raise
-    upload.report = report.to_dict()
-    upload.error = report.error
-    upload.status = ExerciseUpload.Status.VALID if report.ok and not report.skipped else ExerciseUpload.Status.INVALID
-    if report.skipped:
-        upload.error = report.skipped
-    upload.validated_at = timezone.now()
-    upload.save(update_fields=["report", "error", "status", "validated_at"])
+    error = report.skipped or report.error
+    status = ExerciseUpload.Status.VALID if report.ok and not report.skipped else ExerciseUpload.Status.INVALID
+    if not held.update(report=report.to_dict(), error=error, status=status, validated_at=timezone.now()):
+        log.warning("upload %s: report not stored, the upload was taken by another attempt meanwhile", upload_id)
+    upload.refresh_from_db()
     return upload
+
+
+def upload_look_again(upload: ExerciseUpload) -> None:
+    """A validation message that found the upload held by another worker comes back when that
+    worker's lease would lapse (see submission_look_again)."""
+    if upload.status != ExerciseUpload.Status.VALIDATING:
+        return
+    upload_send(upload.id, countdown=max(1.0, lease_seconds_left(upload.lease_until) + 1))

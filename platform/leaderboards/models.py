@@ -69,6 +69,9 @@ class Verification(models.Model):
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
     requested_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Taken by a worker (attempts moves on), its lease renewed while it measures (grading.leases).
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_until = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     seed = models.BigIntegerField(null=True, blank=True)
     reversed_order = models.BooleanField(default=False, help_text="Graded from the bottom of the top up")

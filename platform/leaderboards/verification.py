@@ -35,6 +35,7 @@ from grader.contract import Kind
 from grader.host import Remeasured, Sandbox, SandboxUnavailable, remeasure
 from grading.dispatch import CPU_QUEUE, GPU_QUEUE
 from grading.exercises import exercise_version_spec
+from grading.leases import heartbeat, lapsed, lease_end
 from grading.sandboxes import grading_sandbox
 from leaderboards.board_cache import ranking_forget
 from leaderboards.models import FULL_SCORE, Entry, Verification
@@ -127,12 +128,15 @@ def verification_send(batch: Verification, countdown: float = 0) -> bool:
 def verification_run(batch_id: int, *, sandbox: Sandbox | None = None) -> Verification | None:
     """Run one batch if it is still PENDING (idempotent). Raises SandboxUnavailable with the
     batch put back to PENDING, so that a retry measures all candidates in one session again."""
+    now = timezone.now()
     claimed = Verification.objects.filter(id=batch_id, status=Verification.Status.PENDING).update(
-        status=Verification.Status.RUNNING, started_at=timezone.now()
+        status=Verification.Status.RUNNING, started_at=now, lease_until=lease_end(now), attempts=F("attempts") + 1
     )
     if not claimed:
         return None
     batch = Verification.objects.select_related("exercise_version__exercise").get(id=batch_id)
+    # Only the attempt that claimed the batch stores it (a worker that lost its lease stores nothing).
+    held = Verification.objects.filter(id=batch_id, status=Verification.Status.RUNNING, attempts=batch.attempts)
     version = batch.exercise_version
     if version.exercise.current_version_id != version.id:
         Verification.objects.filter(id=batch_id).update(
@@ -151,19 +155,23 @@ def verification_run(batch_id: int, *, sandbox: Sandbox | None = None) -> Verifi
         entries.reverse()
     seed = secrets.randbits(62)
     try:
-        measured = remeasure(
-            exercise_version_spec(version),
-            [(str(e.id), e.submission.code) for e in entries],
-            sandbox or grading_sandbox(),
-            seed=seed,
-            rounds=settings.LEADERBOARD_VERIFY_ROUNDS,
-        )
+        # A batch grades its candidates ROUNDS times, one after the other: capped at that many gradings.
+        with heartbeat(held, max_s=(len(entries) * settings.LEADERBOARD_VERIFY_ROUNDS + 1)
+                       * settings.SUBMISSION_STALE_AFTER_S):
+            measured = remeasure(
+                exercise_version_spec(version),
+                [(str(e.id), e.submission.code) for e in entries],
+                sandbox or grading_sandbox(),
+                seed=seed,
+                rounds=settings.LEADERBOARD_VERIFY_ROUNDS,
+            )
     except SandboxUnavailable:
-        _put_back(batch_id)
+        if held.exists():
+            _put_back(batch_id)
         raise
     except Exception:
         log.exception("verification %s failed", batch_id)
-        Verification.objects.filter(id=batch_id).update(status=Verification.Status.FAILED, finished_at=timezone.now())
+        held.update(status=Verification.Status.FAILED, finished_at=timezone.now())
         raise
     _store(batch, entries, measured, seed=seed, reverse=reverse)
     batch.refresh_from_db()
@@ -171,18 +179,23 @@ def verification_run(batch_id: int, *, sandbox: Sandbox | None = None) -> Verifi
 
 
 def _put_back(batch_id: int) -> None:
+    running = Verification.objects.filter(id=batch_id, status=Verification.Status.RUNNING)
     try:
         with transaction.atomic():
-            Verification.objects.filter(id=batch_id).update(status=Verification.Status.PENDING, started_at=None)
+            running.update(status=Verification.Status.PENDING, started_at=None, lease_until=None)
     except IntegrityError:  # a newer request is waiting already: that one will measure
-        Verification.objects.filter(id=batch_id).update(
-            status=Verification.Status.SUPERSEDED, finished_at=timezone.now()
-        )
+        running.update(status=Verification.Status.SUPERSEDED, finished_at=timezone.now())
 
 
 @transaction.atomic
 def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured], *, seed: int, reverse: bool) -> None:
-    """The new numbers, all in one transaction: the board never shows half a batch."""
+    """The new numbers, all in one transaction: the board never shows half a batch; nothing
+    when the batch was reclaimed from this attempt meanwhile (its lease lapsed)."""
+    held = Verification.objects.select_for_update().filter(
+        id=batch.id, status=Verification.Status.RUNNING, attempts=batch.attempts)
+    if not held.exists():
+        log.warning("verification %s not stored: it was reclaimed meanwhile", batch.id)
+        return
     now = timezone.now()
     by_id = {e.id: e for e in entries}
     current = {e.id: e for e in Entry.objects.select_for_update().filter(id__in=by_id)}
@@ -233,12 +246,10 @@ def verifications_sweep(now=None) -> dict[str, int]:
     lost_before = now - timedelta(seconds=settings.LEADERBOARD_VERIFY_DEBOUNCE_S + settings.LEADERBOARD_VERIFY_SWEEP_S)
     for batch in Verification.objects.filter(status=Verification.Status.PENDING, requested_at__lt=lost_before):
         counts["resent"] += verification_send(batch)
-    # A batch grades its candidates ROUNDS times, one after the other: stale only well after that.
-    gradings = settings.LEADERBOARD_VERIFY_MAX * settings.LEADERBOARD_VERIFY_ROUNDS + 1
-    stale_before = now - timedelta(seconds=gradings * settings.SUBMISSION_STALE_AFTER_S)
-    for batch_id in Verification.objects.filter(
-        status=Verification.Status.RUNNING, started_at__lt=stale_before
-    ).values_list("id", flat=True):
+    # A batch whose worker died stops renewing its lease (grading.leases).
+    for batch_id in Verification.objects.filter(lapsed(Verification.Status.RUNNING, now)).values_list(
+        "id", flat=True
+    ):
         _put_back(batch_id)
         counts["reclaimed"] += 1
         batch = Verification.objects.get(id=batch_id)

@@ -103,6 +103,9 @@ class PlaygroundRun(models.Model):
     result = models.JSONField(null=True, blank=True, help_text="RunResult.to_dict(), or the compile flow")
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Taken by a worker (attempts moves on), its lease renewed while it runs (grading.leases).
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_until = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=20, blank=True, help_text="the sandbox's status, for operators")
     wall_s = models.FloatField(null=True, blank=True)

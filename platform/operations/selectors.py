@@ -12,6 +12,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from grading.dispatch import CPU_QUEUE, GPU_QUEUE
+from grading.leases import lapsed
 from grading.models import Submission
 from grading.selectors import grading_workers_online
 
@@ -21,7 +22,7 @@ class GradingSnapshot:
     queue_lengths: dict[str, int | None]
     workers: dict[str, list[str]] | None  # queue -> worker names; None: the broker cannot say
     by_status: dict[str, int]
-    stuck: int  # RUNNING longer than the stale time: the sweep reclaims them
+    stuck: int  # RUNNING with a lapsed lease (the worker died): the sweep reclaims them
     gradings_per_minute: float  # over the last 10 minutes
     p50_s: float | None  # submit -> verdict, over the last hour
     p95_s: float | None
@@ -72,8 +73,7 @@ def grading_snapshot() -> GradingSnapshot:
         by_status=dict(Counter(rows.filter(status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING,
                                                        Submission.Status.MEASURING])
                                .values_list("status", flat=True))),
-        stuck=rows.filter(status=Submission.Status.RUNNING,
-                          started_at__lt=now - timedelta(seconds=settings.SUBMISSION_STALE_AFTER_S)).count(),
+        stuck=rows.filter(lapsed(Submission.Status.RUNNING, now)).count(),
         gradings_per_minute=rows.filter(finished_at__gte=now - timedelta(minutes=10)).count() / 10,
         p50_s=percentile(waits, 50),
         p95_s=percentile(waits, 95),
@@ -99,7 +99,7 @@ def prometheus_text(snapshot: GradingSnapshot) -> str:
                [(f'{{queue="{q}"}}', len(names)) for q, names in snapshot.workers.items()])
     metric("graphdojo_submissions", "gauge", "Submissions waiting or being graded.",
            [(f'{{status="{s}"}}', snapshot.by_status.get(s, 0)) for s in ("queued", "running", "measuring")])
-    metric("graphdojo_submissions_stuck", "gauge", "RUNNING longer than the stale time.", [("", snapshot.stuck)])
+    metric("graphdojo_submissions_stuck", "gauge", "RUNNING with a lapsed lease (worker gone).", [("", snapshot.stuck)])
     metric("graphdojo_gradings_per_minute", "gauge", "Verdicts stored a minute, last 10 minutes.",
            [("", snapshot.gradings_per_minute)])
     metric("graphdojo_submit_to_verdict_seconds", "gauge", "Submit-to-verdict time over the last hour.",

@@ -35,6 +35,10 @@ class PracticeRun(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     result = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # Taken by a worker (attempts moves on), its lease renewed while it runs (grading.leases).
+    attempts = models.PositiveSmallIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -3,7 +3,7 @@
 from celery import Task, shared_task
 
 from grader.host import SandboxUnavailable
-from workbench.practice import practice_run_grade
+from workbench.practice import practice_run_grade, practice_runs_sweep
 
 
 @shared_task(
@@ -12,3 +12,9 @@ from workbench.practice import practice_run_grade
 )
 def run_visible_checks(self: Task, practice_id: int) -> None:
     practice_run_grade(practice_id=practice_id, final_attempt=self.request.retries >= (self.max_retries or 0))
+
+
+@shared_task
+def sweep_practice_runs() -> int:
+    """Put back practice runs whose worker died and send them again (Celery beat runs it)."""
+    return practice_runs_sweep()

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import socket
 import struct
+import subprocess
 import time
 import uuid
 
@@ -14,9 +17,12 @@ from sandbox.docker import (
     CAPABILITIES,
     EXPIRES_LABEL,
     LABEL,
+    OWNER_LABEL,
     POOL_LABEL,
     DockerSandbox,
     container_config,
+    owner_token,
+    remove_orphans,
 )
 from sandbox.protocol import outcome_from_report
 from tests.sandbox.backends import HOW_DOCKER, SMALL, backend_sandbox, docker_runtime_available
@@ -126,6 +132,42 @@ def test_the_janitor_removes_expired_orphans_only(docker_sandbox):
                 container.remove(force=True)
             except Exception:
                 pass
+
+
+def test_containers_of_a_dead_process_of_this_host_are_removed_at_once(docker_sandbox):
+    """A killed worker's warm pool (issue 24, item 6): its containers name a process that is
+    gone, and the next janitor (a starting worker's) removes them long before their expiry."""
+    client = docker_sandbox.client
+    doomed = subprocess.Popen(["sleep", "600"])
+    dead_token = owner_token(doomed.pid)
+    doomed.kill()
+    doomed.wait()
+    owners = {
+        "dead": dead_token,
+        "reused pid": f"{socket.gethostname()}/{os.getpid()}/1",  # this pid, but another process's start time
+        "alive": owner_token(),
+        "other host": f"another-host-{uuid.uuid4().hex[:8]}/1/1",
+    }
+    later = str(time.time() + 600)
+    made = {name: client.containers.create(DEFAULT_IMAGE, entrypoint=["sleep", "600"], labels={
+        LABEL: "1", POOL_LABEL: "1", EXPIRES_LABEL: later, OWNER_LABEL: token}) for name, token in owners.items()}
+    try:
+        for container in made.values():
+            container.start()
+        assert remove_orphans() >= 2
+        remaining = {c.id for c in _labelled_containers()}
+        assert {name for name, c in made.items() if c.id in remaining} == {"alive", "other host"}
+    finally:
+        for container in made.values():
+            try:
+                container.remove(force=True)
+            except Exception:
+                pass
+
+
+def test_every_container_names_the_process_that_started_it(docker_sandbox):
+    assert docker_sandbox.labels[OWNER_LABEL] == owner_token()
+    assert owner_token().startswith(f"{socket.gethostname()}/{os.getpid()}/")
 
 
 def test_the_janitor_removes_a_stopped_pooled_container_at_once(docker_sandbox):

@@ -83,6 +83,16 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
+    # The embedded default serves a site and its worker from one file. WAL lets readers go on
+    # while one writes; a transaction that writes takes the write lock when it begins
+    # (IMMEDIATE), so it waits its turn (the busy timeout) instead of failing "database is
+    # locked" when it upgrades a read lock another writer got first.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": env_int("SQLITE_BUSY_TIMEOUT_S", 30),
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The leaderboard's covering index (INCLUDE columns) speeds PostgreSQL up; SQLite, the
 # embedded default, builds it without them, which is fine for a one-machine site.
@@ -133,8 +143,14 @@ if WHITENOISE_USE_FINDERS:
 GRADING_MAX_S = env_int("GRADING_MAX_S", 5 * 60)
 SUBMISSION_STALE_AFTER_S = env_int("SUBMISSION_STALE_AFTER_S", GRADING_MAX_S + 2 * 60)
 CELERY_VISIBILITY_TIMEOUT_S = env_int("CELERY_VISIBILITY_TIMEOUT_S", SUBMISSION_STALE_AFTER_S + 5 * 60)
-# How often the sweep re-sends lost tasks and reclaims stale rows (Celery beat; `serve` runs it).
-GRADING_SWEEP_EVERY_S = env_int("GRADING_SWEEP_EVERY_S", 60)
+# A running job (grading, practice run, upload validation) holds a lease that its worker renews
+# every GRADING_HEARTBEAT_S; a job whose lease lapsed lost its worker and is taken again, so a
+# killed worker costs about one lease, not the longest grading (grading.leases). The stale time
+# above still caps a job that hangs with its worker alive.
+GRADING_LEASE_S = env_int("GRADING_LEASE_S", 30)
+GRADING_HEARTBEAT_S = env_int("GRADING_HEARTBEAT_S", 5)
+# How often the sweep re-sends lost tasks and reclaims lapsed rows (Celery beat; `serve` runs it).
+GRADING_SWEEP_EVERY_S = env_int("GRADING_SWEEP_EVERY_S", 15)
 # Infrastructure faults (engine, database, broker) are retried with a backoff doubling from
 # GRADING_RETRY_BACKOFF_S up to GRADING_RETRY_BACKOFF_MAX_S: by default about 13 minutes in all.
 GRADING_RETRY_BACKOFF_S = env_int("GRADING_RETRY_BACKOFF_S", 5)
@@ -190,6 +206,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "inte
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE = {
     "grading-sweep": {"task": "grading.tasks.sweep_submissions", "schedule": GRADING_SWEEP_EVERY_S},
+    "practice-sweep": {"task": "workbench.tasks.sweep_practice_runs", "schedule": GRADING_SWEEP_EVERY_S},
     "leaderboards-verify": {
         "task": "leaderboards.tasks.verifications_sweep_task",
         "schedule": LEADERBOARD_VERIFY_SWEEP_S,

@@ -56,6 +56,20 @@ def tiny_content(root: Path) -> Path:
     return root
 
 
+# Small times so a test recovers in seconds; their order is what production keeps.
+SHORTENED_TIMES = {
+    "GRADING_MAX_S": "10",
+    "SUBMISSION_STALE_AFTER_S": "14",
+    "CELERY_VISIBILITY_TIMEOUT_S": "20",
+    "GRADING_SWEEP_EVERY_S": "3",
+    "GRADING_RETRY_BACKOFF_S": "1",
+    "GRADING_RETRY_BACKOFF_MAX_S": "4",
+    "GRADING_MAX_RETRIES": "12",
+    "GRADING_LEASE_S": "8",
+    "GRADING_HEARTBEAT_S": "2",
+}
+
+
 def slow_solution(seconds: float) -> str:
     """Right, after ``seconds`` of sleep at import: long enough to be caught in flight."""
     return f"import time\ntime.sleep({seconds})\n" + SOLUTION
@@ -64,7 +78,7 @@ def slow_solution(seconds: float) -> str:
 class GradingSite:
     """Everything a fault test needs to run, break and check one grading deployment."""
 
-    def __init__(self, tmp_path: Path, database: dict, sandbox_backend: str, settings):
+    def __init__(self, tmp_path: Path, database: dict, sandbox_backend: str, settings, shortened_times: bool = True):
         self.tmp = tmp_path
         self.redis = RedisServer(tmp_path)
         self.redis.start()
@@ -79,17 +93,13 @@ class GradingSite:
             "CELERY_BROKER_URL": self.redis.url,
             "GRAPHDOJO_VAR_DIR": str(tmp_path / "var"),
             "SANDBOX_BACKEND": sandbox_backend,
-            # Small times so a test recovers in seconds; their order is what production keeps.
-            "GRADING_MAX_S": "10",
-            "SUBMISSION_STALE_AFTER_S": "14",
-            "CELERY_VISIBILITY_TIMEOUT_S": "20",
-            "GRADING_SWEEP_EVERY_S": "3",
-            "GRADING_RETRY_BACKOFF_S": "1",
-            "GRADING_RETRY_BACKOFF_MAX_S": "4",
-            "GRADING_MAX_RETRIES": "12",
             "SUBMISSIONS_IN_FLIGHT_MAX": "100",
             "SUBMISSIONS_PER_MINUTE_MAX": "100",
         }
+        if shortened_times:  # else the times production runs with (the settings' defaults)
+            self.env.update(SHORTENED_TIMES)
+        else:
+            self.env = {k: v for k, v in self.env.items() if k not in SHORTENED_TIMES}
         self.workers: list[Worker] = []
         self.settings = settings
         self._point_this_process_at_the_site()
@@ -102,7 +112,8 @@ class GradingSite:
         _forget_connections(app)
         for name in ("SUBMISSION_STALE_AFTER_S", "GRADING_SWEEP_EVERY_S", "SUBMISSIONS_IN_FLIGHT_MAX",
                      "SUBMISSIONS_PER_MINUTE_MAX"):
-            setattr(self.settings, name, int(self.env[name]))
+            if name in self.env:
+                setattr(self.settings, name, int(self.env[name]))
 
     def worker(self, name: str, queues: str = "cpu", beat: bool = False, **env: str) -> Worker:
         worker = Worker({**self.env, **env}, self.tmp / f"{name}.log", name, queues=queues, beat=beat)
@@ -175,10 +186,20 @@ def tiny_exercises(transactional_db, tmp_path, settings):
 
 @pytest.fixture
 def grading_site(tiny_exercises, tmp_path, settings, requires):
+    yield from _grading_site(tmp_path, settings, requires, shortened_times=True)
+
+
+@pytest.fixture
+def default_grading_site(tiny_exercises, tmp_path, settings, requires):
+    """A grading site with the times production runs with: nothing shortened for the test."""
+    yield from _grading_site(tmp_path, settings, requires, shortened_times=False)
+
+
+def _grading_site(tmp_path, settings, requires, shortened_times: bool):
     database = settings.DATABASES["default"]
     requires("PostgreSQL", database["ENGINE"].endswith("postgresql"), "set DATABASE_URL=postgres://…")
     requires("redis-server", bool(os.popen("command -v redis-server").read()), "apt-get install redis-server")
-    site = GradingSite(tmp_path, database, "local", settings)
+    site = GradingSite(tmp_path, database, "local", settings, shortened_times=shortened_times)
     try:
         yield site
     finally:
