@@ -1,5 +1,6 @@
 from django.contrib.auth.models import Group, Permission
 from django.core.mail import send_mail
+from django.db.models import Q, QuerySet
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -10,15 +11,42 @@ DEMO_ACCOUNTS = (
     ("instructor", "graphdojo-instructor", User.Role.INSTRUCTOR),
     ("student", "graphdojo-student", User.Role.STUDENT),
 )
-# What an instructor manages in the admin: content and their class's work, not accounts.
-INSTRUCTOR_APPS = ("catalog", "quizzes", "interviews", "grading")
+# What an instructor manages in the admin: content, named model by model. Never students' work
+# (submissions, quiz and interview attempts, review states): the admin would show every
+# student's on the site, and an instructor sees their own class's on the course pages (red team:
+# an instructor read any stranger's code and could rewrite any quiz score). A model added to one
+# of these apps gets no admin rights until it is named here.
+INSTRUCTOR_MODELS = (
+    ("catalog", "exercise"),
+    ("catalog", "exerciseversion"),
+    ("catalog", "exerciseupload"),
+    ("quizzes", "topic"),
+    ("quizzes", "bank"),
+    ("quizzes", "question"),
+    ("interviews", "interviewtemplate"),
+)
+INSTRUCTORS_GROUP = "Instructors"
+
+
+def instructor_permissions() -> QuerySet[Permission]:
+    named = Q()
+    for app_label, model in INSTRUCTOR_MODELS:
+        named |= Q(content_type__app_label=app_label, content_type__model=model)
+    return Permission.objects.filter(named)
 
 
 def instructors_group() -> Group:
     """The group every instructor belongs to, with the admin rights the role needs."""
-    group, _ = Group.objects.get_or_create(name="Instructors")
-    group.permissions.set(Permission.objects.filter(content_type__app_label__in=INSTRUCTOR_APPS))
+    group, _ = Group.objects.get_or_create(name=INSTRUCTORS_GROUP)
+    group.permissions.set(instructor_permissions())
     return group
+
+
+def instructors_group_refresh(**_signal: object) -> None:
+    """After every migrate: an existing group's rights become INSTRUCTOR_MODELS's again, so a
+    right taken away here is taken from deployed sites too, not only from new instructors."""
+    if Group.objects.filter(name=INSTRUCTORS_GROUP).exists():
+        instructors_group()
 
 
 def user_set_role(user: User, role: str) -> None:
@@ -29,7 +57,7 @@ def user_set_role(user: User, role: str) -> None:
     if user.is_staff:
         user.groups.add(instructors_group())
     else:
-        user.groups.remove(*Group.objects.filter(name="Instructors"))
+        user.groups.remove(*Group.objects.filter(name=INSTRUCTORS_GROUP))
 
 
 def demo_accounts_ensure() -> list[tuple[str, str, str]]:
