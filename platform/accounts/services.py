@@ -3,6 +3,7 @@ from django.core.mail import send_mail
 from django.db.models import Q, QuerySet
 from django.utils import translation
 from django.utils.translation import gettext as _
+from rest_framework.authtoken.models import Token
 
 from accounts.models import User
 
@@ -71,7 +72,15 @@ def demo_accounts_ensure() -> list[tuple[str, str, str]]:
     return created
 
 
-def password_changed_notify(user: User, reset_url: str) -> None:
+def password_changed(user: User, reset_url: str) -> None:
+    """A password was changed or reset: the account's API tokens end with the old password (a
+    session ends by Django's session hash, a token would not: whoever took the account over would
+    keep it through the API and the CLI), and the account's address is told."""
+    revoked = Token.objects.filter(user=user).delete()[0] > 0
+    password_changed_notify(user, reset_url, token_revoked=revoked)
+
+
+def password_changed_notify(user: User, reset_url: str, *, token_revoked: bool = False) -> None:
     """Tell the account's address that its password changed, in both languages, with the way
     back if it was not them (OWASP ASVS 2.2.3, 2.5.5)."""
     if not user.email:
@@ -86,4 +95,11 @@ def password_changed_notify(user: User, reset_url: str) -> None:
                 )
                 % {"username": user.username, "link": reset_url}
             )
+            if token_revoked:
+                texts.append(
+                    _(
+                        "Your API token stopped working with the old password: make a new one on your account "
+                        "page for the graphdojo command."
+                    )
+                )
     send_mail(_("Your GraphDojo password was changed"), "\n\n".join(texts), None, [user.email])
