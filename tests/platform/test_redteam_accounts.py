@@ -411,3 +411,117 @@ def io_file(data: bytes) -> io.BytesIO:
     upload = io.BytesIO(data)
     upload.name = "roster.csv"
     return upload
+
+
+def test_an_account_made_early_with_a_student_s_address_is_no_back_door(client, django_capture_on_commit_callbacks):
+    """Pre-hijack: the attacker signs up with the invited student's address (addresses are not
+    verified) and makes an API token. The student cannot make a new account for the invitation,
+    so takes the account back by a password reset: the attacker's session and token end there."""
+    course = make.course()
+    email = f"{uuid.uuid4().hex[:8]}@uni.example"
+    attacker = Client()
+    name = fresh_name("squat")
+    attacker.post(reverse("accounts:signup"), {"username": name, "email": email, "password1": PASSWORD,
+                                               "password2": PASSWORD})
+    attacker.post(reverse("api:token"), {"action": "create"})
+    key = Token.objects.get(user__username=name).key
+    with django_capture_on_commit_callbacks(execute=True):
+        roster_import(course=course, data=f"ada,{email},Ada Lovelace\n".encode(), base_url="http://testserver")
+    link = invitation_link(Invitation.objects.get(course=course))
+    refused = client.post(link, {"username": "ada", "password1": PASSWORD, "password2": PASSWORD})
+    assert refused.status_code == 400 and not Membership.objects.filter(course=course, role="student").exists()
+    client.post(reverse("accounts:password_reset"), {"email": email})
+    form = client.get(reset_link_in(mail.outbox[-1]), follow=True)
+    new = "another-long-password-6"
+    client.post(form.redirect_chain[-1][0], {"new_password1": new, "new_password2": new})
+    assert client.login(username=name, password=new)
+    client.post(link)
+    assert course.memberships.get(role="student").user.username == name
+    assert attacker.get(reverse("accounts:profile")).status_code == 302
+    assert Client(headers={"authorization": f"Token {key}"}).get(reverse("api:exercise_list")).status_code == 401
+
+
+def test_sign_up_and_profile_forms_take_no_role_staff_flag_or_address(client):
+    name = fresh_name("climber")
+    client.post(
+        reverse("accounts:signup"),
+        {"username": name, "email": f"{name}@uni.example", "password1": PASSWORD, "password2": PASSWORD,
+         "role": "instructor", "is_staff": "on", "is_superuser": "on"},
+    )
+    user = User.objects.get(username=name)
+    assert (user.role, user.is_staff, user.is_superuser) == ("student", False, False)
+    client.post(reverse("accounts:profile"), {"pseudonym": fresh_name("p"), "email": "victim@uni.example",
+                                              "role": "instructor", "is_staff": "on"})
+    user.refresh_from_db()
+    assert (user.email, user.role, user.is_staff) == (f"{name}@uni.example", "student", False)
+    assert client.get(reverse("courses:create")).status_code == 404
+
+
+def test_a_password_reset_link_works_once(client):
+    victim = make.user(fresh_name("victim"), email=f"{uuid.uuid4().hex[:8]}@uni.example")
+    client.post(reverse("accounts:password_reset"), {"email": victim.email})
+    link = reset_link_in(mail.outbox[-1])
+    form = client.get(link, follow=True)
+    new = "another-long-password-7"
+    client.post(form.redirect_chain[-1][0], {"new_password1": new, "new_password2": new})
+    again = Client().get(link, follow=True)
+    assert "new_password1" not in again.content.decode()
+
+
+def test_an_expired_invitation_link_opens_nothing(client, settings):
+    course = make.course()
+    invitation = Invitation.objects.create(course=course, email="ada@uni.example")
+    settings.INVITATION_VALID_S = -1  # every link is older than its lifetime
+    client.force_login(make.user(fresh_name("late")))
+    assert client.post(invitation_link(invitation)).status_code == 400
+    assert not Membership.objects.filter(course=course, role="student").exists()
+
+
+def test_an_api_token_reads_only_its_owner_s_submissions():
+    ex = make.exercise("redteam-api")
+    owner, other = make.user(fresh_name("owner")), make.user(fresh_name("other"))
+    theirs = make.graded(owner, ex, code="# owner's code\n")
+    token = Token.objects.create(user=other)
+    api = Client(headers={"authorization": f"Token {token.key}"})
+    answer = api.get(reverse("api:submission_detail", args=[theirs.pk]))
+    assert answer.status_code == 404 and "owner's code" not in answer.content.decode()
+
+
+def test_a_new_account_made_from_an_invitation_gets_a_new_session_key(client):
+    course = make.course()
+    invitation = Invitation.objects.create(course=course, email=f"{uuid.uuid4().hex[:8]}@uni.example")
+    session = client.session
+    session["planted"] = True  # a session id the attacker fixed in the victim's browser
+    session.save()
+    planted = session.session_key
+    client.cookies["sessionid"] = planted
+    client.post(invitation_link(invitation), {"username": fresh_name("ada"), "password1": PASSWORD,
+                                              "password2": PASSWORD})
+    assert "_auth_user_id" in client.session and client.session.session_key != planted
+
+
+def test_a_student_s_chosen_names_run_no_script_on_staff_pages(client):
+    """A student's name and course pseudonym are the student's to choose: on every page the
+    instructor opens they must come out as text, or the student's script acts as the instructor."""
+    payload = '<img src=x onerror="alert(1)">'
+    ex = make.exercise("redteam-xss")
+    student = make.user(fresh_name("xss"), first_name=payload, last_name=payload)
+    teacher = make.user(fresh_name("teacher"), role="instructor")
+    course = make.course(teacher, students=[student])
+    make.assignment(course, ex)
+    make.graded(student, ex)
+    client.force_login(student)
+    client.post(reverse("courses:detail", args=[course.pk]), {"pseudonym": payload})
+    assert course.memberships.get(user=student).pseudonym == payload
+    Invitation.objects.create(course=course, email="x@uni.example", name=payload)
+    client.force_login(teacher)
+    for url in (
+        reverse("courses:gradebook", args=[course.pk]),
+        reverse("courses:student", args=[course.pk, student.pk]),
+        reverse("courses:roster", args=[course.pk]),
+        reverse("leaderboards:course", args=[course.pk]),
+        reverse("leaderboards:exercise_course", args=[ex.slug, course.pk]),
+        reverse("courses:analytics", args=[course.pk]),
+    ):
+        page = client.get(url)
+        assert page.status_code == 200 and payload not in page.content.decode(), url
