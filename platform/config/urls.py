@@ -8,6 +8,8 @@ from operations.login import ThrottledLoginView, ThrottledPasswordChangeView
 urlpatterns = [
     # The admin's own login form has no brake: staff log in through the site's braked one.
     path("admin/login/", RedirectView.as_view(pattern_name="login", query_string=True)),
+    # Nor its own password change (unbraked, and it would keep the account's API tokens): the site's.
+    path("admin/password_change/", RedirectView.as_view(pattern_name="accounts:password_change")),
     path("admin/", admin.site.urls),
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

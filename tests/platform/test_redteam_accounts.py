@@ -525,3 +525,36 @@ def test_a_student_s_chosen_names_run_no_script_on_staff_pages(client):
     ):
         page = client.get(url)
         assert page.status_code == 200 and payload not in page.content.decode(), url
+
+
+def test_the_admin_s_own_password_change_form_is_braked_too(client, settings):
+    """Instructors are staff, and Django's admin has a password-change form of its own: with an
+    instructor's session it must not guess the password without the brake (nor change it
+    without ending the account's tokens and telling its address)."""
+    settings.LOGIN_FAILURES_ALLOWED = 3
+    settings.LOGIN_ACCOUNT_FAILURES_ALLOWED = 3
+    teacher = make.user(fresh_name("teacher"), role="instructor")
+    user_set_role(teacher, "instructor")
+    client.force_login(teacher)
+    address = fresh_address()
+    url, new = "/admin/password_change/", "another-long-password-8"
+    for guess in range(3):
+        client.post(url, {"old_password": f"guess-{guess}", "new_password1": new, "new_password2": new},
+                    REMOTE_ADDR=address, follow=True)
+    client.post(url, {"old_password": PASSWORD, "new_password1": new, "new_password2": new},
+                REMOTE_ADDR=address, follow=True)
+    assert User.objects.get(pk=teacher.pk).check_password(PASSWORD)
+
+
+def test_a_password_an_administrator_sets_ends_the_account_s_tokens(admin_client):
+    """Support gives a taken-over account back by setting its password in the admin: the taker's
+    token must end there too."""
+    victim = make.user(fresh_name("victim"), email=f"{uuid.uuid4().hex[:8]}@uni.example")
+    key = Token.objects.create(user=victim).key
+    new = "another-long-password-9"
+    answer = admin_client.post(
+        reverse("admin:auth_user_password_change", args=[victim.pk]),
+        {"password1": new, "password2": new, "usable_password": "true"},
+    )
+    assert answer.status_code == 302 and User.objects.get(pk=victim.pk).check_password(new)
+    assert Client(headers={"authorization": f"Token {key}"}).get(reverse("api:exercise_list")).status_code == 401
