@@ -155,6 +155,8 @@ def test_a_stolen_api_token_dies_when_the_owner_changes_the_password(client):
     victim = make.user(fresh_name("victim"), email=f"{uuid.uuid4().hex[:8]}@uni.example")
     Token.objects.create(user=victim)
     key = Token.objects.get(user=victim).key
+    attacker = Client()
+    attacker.force_login(victim)
     client.force_login(victim)
     new = "another-long-password-3"
     client.post(
@@ -163,6 +165,8 @@ def test_a_stolen_api_token_dies_when_the_owner_changes_the_password(client):
     )
     assert User.objects.get(pk=victim.pk).check_password(new)
     assert Client(headers={"authorization": f"Token {key}"}).get(reverse("api:exercise_list")).status_code == 401
+    assert attacker.get(reverse("accounts:profile")).status_code == 302  # other sessions end
+    assert client.get(reverse("accounts:profile")).status_code == 200  # the one that changed it stays
 
 
 def test_the_password_change_form_is_no_unbraked_password_oracle(client, settings):
@@ -558,3 +562,13 @@ def test_a_password_an_administrator_sets_ends_the_account_s_tokens(admin_client
     )
     assert answer.status_code == 302 and User.objects.get(pk=victim.pk).check_password(new)
     assert Client(headers={"authorization": f"Token {key}"}).get(reverse("api:exercise_list")).status_code == 401
+
+
+def test_a_session_cookie_replayed_after_logout_is_nobody(client):
+    user = make.user(fresh_name("leaver"))
+    client.force_login(user)
+    cookie = client.cookies["sessionid"].value
+    client.post(reverse("logout"))
+    replay = Client()
+    replay.cookies["sessionid"] = cookie
+    assert replay.get(reverse("accounts:profile")).status_code == 302
