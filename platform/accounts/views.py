@@ -9,7 +9,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 
 from accounts.forms import BoardIdentityForm, SignUpForm
-from accounts.services import password_changed_notify
+from accounts.services import password_changed
 
 
 def _safe_next(request: HttpRequest) -> str | None:
@@ -43,24 +43,24 @@ def profile(request):
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
-    """Django's change form (the current password first); the owner's address is told."""
+    """Django's change form (the current password first); API tokens end, the owner's address is told."""
 
     template_name = "accounts/password_change_form.html"
     success_url = reverse_lazy("accounts:password_change_done")
 
     def form_valid(self, form):
         response = super().form_valid(form)
-        password_changed_notify(form.user, self.request.build_absolute_uri(reverse("accounts:password_reset")))
+        password_changed(form.user, self.request.build_absolute_uri(reverse("accounts:password_reset")))
         return response
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
-    """Django's reset by emailed token; the owner's address is told once it is used."""
+    """Django's reset by emailed token; once it is used, API tokens end and the owner's address is told."""
 
     template_name = "accounts/password_reset_confirm.html"
     success_url = reverse_lazy("accounts:password_reset_complete")
 
     def form_valid(self, form):
         response = super().form_valid(form)
-        password_changed_notify(form.user, self.request.build_absolute_uri(reverse("accounts:password_reset")))
+        password_changed(form.user, self.request.build_absolute_uri(reverse("accounts:password_reset")))
         return response

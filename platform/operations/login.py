@@ -5,7 +5,8 @@ addresses), and one address against any name (one address spraying a common pass
 The name is counted as Django reads it: the login form applies NFKC, so ``ｓｔｕｄｅｎｔ``
 (full-width) is the account ``student`` and must share its count; case is folded as well, so
 the brake is, if anything, stricter than the lookup. The admin has no login form of its own:
-``/admin/login/`` sends the browser here (config/urls.py).
+``/admin/login/`` sends the browser here (config/urls.py). The password-change form, which
+asks for the current password, counts and is braked the same way (``/accounts/password/``).
 
 The failures are counted in the cache (Redis). When it does not answer, the brake lets the
 try through rather than failing every login: a password hash still costs each guess a
@@ -20,9 +21,10 @@ import unicodedata
 from django.conf import settings
 from django.contrib.auth.views import LoginView
 from django.core.cache import cache
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 
+from accounts.views import PasswordChangeView
 from grading.best_effort_cache import quietly
 
 
@@ -45,9 +47,11 @@ def _key(kind: str, value: str) -> str:
     return f"login-failures:{kind}:" + hashlib.sha256(value.encode()).hexdigest()[:32]
 
 
-def brake_counters(request: HttpRequest) -> list[tuple[str, int]]:
-    """(cache key, failures allowed) of every count a login attempt is braked by."""
-    name, address = login_name(request.POST.get("username", "")), client_address(request)
+def brake_counters(request: HttpRequest, name: str | None = None) -> list[tuple[str, int]]:
+    """(cache key, failures allowed) of every count a login attempt is braked by; ``name`` is
+    the account's when the password is tried on another form than the login's."""
+    name = login_name(request.POST.get("username", "") if name is None else name)
+    address = client_address(request)
     return [
         (_key("name-address", f"{name}|{address}"), settings.LOGIN_FAILURES_ALLOWED),
         (_key("account", name), settings.LOGIN_ACCOUNT_FAILURES_ALLOWED),
@@ -55,8 +59,8 @@ def brake_counters(request: HttpRequest) -> list[tuple[str, int]]:
     ]
 
 
-def login_braked(request: HttpRequest) -> bool:
-    counters = brake_counters(request)
+def login_braked(request: HttpRequest, name: str | None = None) -> bool:
+    counters = brake_counters(request, name)
     counts = quietly(lambda: cache.get_many([key for key, _allowed in counters]), default={}, what="login brake")
     return any(counts.get(key, 0) >= allowed for key, allowed in counters)
 
@@ -69,8 +73,8 @@ def _count_failure(key: str) -> None:
         cache.set(key, 1, settings.LOGIN_THROTTLE_S)
 
 
-def login_failed(request: HttpRequest) -> None:
-    for key, _allowed in brake_counters(request):
+def login_failed(request: HttpRequest, name: str | None = None) -> None:
+    for key, _allowed in brake_counters(request, name):
         quietly(functools.partial(_count_failure, key), what="login brake")
 
 
@@ -97,3 +101,29 @@ class ThrottledLoginView(LoginView):
         else:
             login_succeeded(request)
         return response
+
+
+class ThrottledPasswordChangeView(PasswordChangeView):
+    """The password-change form asks for the current password: with a session alone (a cookie
+    taken, a computer left logged in) it would guess that password without end (red team). A
+    wrong current password counts as a failed login of the account, and the form is braked by
+    the same counts as the login form, so guesses on either form add up."""
+
+    def _braked_response(self) -> HttpResponse:
+        minutes = max(1, settings.LOGIN_THROTTLE_S // 60)
+        message = _("Too many wrong passwords for this account. Try again in %(minutes)s minutes.") % {
+            "minutes": minutes}
+        # An unbound form: a bound one would check the guess while rendering its errors.
+        kwargs = {k: v for k, v in self.get_form_kwargs().items() if k not in ("data", "files")}
+        unbound = self.get_form_class()(**kwargs)
+        return self.render_to_response(self.get_context_data(form=unbound, throttled=message), status=429)
+
+    def post(self, request, *args, **kwargs):
+        if login_braked(request, name=request.user.get_username()):
+            return self._braked_response()
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        if form.has_error("old_password"):
+            login_failed(self.request, name=self.request.user.get_username())
+        return super().form_invalid(form)
