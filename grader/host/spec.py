@@ -142,6 +142,9 @@ class ExerciseSpec:
     path: Path
     digest: str
     requires: list[str] = dataclasses.field(default_factory=list)  # ids of exercises to do first
+    # name -> {language: title} for each check whose decorator gives a title: stored on the
+    # version when it is published, so pages name checks without reading checks.py again.
+    check_titles: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
 
     @property
     def visible_checks(self) -> list[str]:
@@ -246,6 +249,7 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
         path=path,
         digest=folder_digest(path),
         requires=requires,
+        check_titles=check_titles(texts["checks.py"]),
     )
 
 
@@ -415,10 +419,11 @@ def _literal_title(name: str, expr: ast.expr) -> dict[str, str]:
     title = {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str) and v.strip()}
     if len(title) != len(value):
         raise SpecError(f'checks.py: {name}: title must be a literal dict such as {{"en": "...", "zh-hans": "..."}}')
-    unknown = set(title) - {"en", "zh-hans"}
+    unknown = set(title) - set(LANGUAGES)
     if unknown:
         language = sorted(unknown)[0]
-        raise SpecError(f'checks.py: {name}: title has an unknown language {language!r}; use "en" and "zh-hans"')
+        use = " and ".join(f'"{known}"' for known in LANGUAGES)
+        raise SpecError(f"checks.py: {name}: title has an unknown language {language!r}; use {use}")
     return title
 
 

@@ -54,6 +54,7 @@ def exercise_version_ensure(spec: ExerciseSpec, files: dict[str, str]) -> tuple[
             points=spec.points,
             needs_gpu=spec.gpu,
             files=files,
+            check_titles=spec.check_titles,
         )
     exercise.current_version = version
     exercise.save()
