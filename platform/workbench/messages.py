@@ -65,6 +65,16 @@ CATALOGUE: dict[str, str] = {
     "perf.too_slow": gettext_noop(
         "too slow: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, n=%(n)s); "
         "needed at most %(at_most)s×"),
+    "perf.undecided": gettext_noop(
+        "measuring again: the machine was busy, and %(ratio)s× the %(baseline)s time "
+        "(interval %(low)s–%(high)s, n=%(n)s) did not settle against at most %(at_most)s×"),
+    "perf.pass_by_median": gettext_noop(
+        "fast enough, by the median: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, "
+        "n=%(n)s, measured twice without settling); needed at most %(at_most)s×"),
+    "perf.too_slow_by_median": gettext_noop(
+        "too slow, by the median: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, "
+        "n=%(n)s, measured twice without settling); needed at most %(at_most)s×"),
+    # Stored verdicts from before the rule that never passes an unsettled interval:
     "perf.within_noise": gettext_noop(
         "within noise: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, n=%(n)s); "
         "needed at most %(at_most)s×; not counted against you"),

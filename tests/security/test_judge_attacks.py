@@ -86,13 +86,16 @@ def assert_hidden_rows_are_fixed(verdict: Verdict) -> None:
 
 
 def test_burning_the_budget_in_the_warm_up_is_too_slow(tmp_path, sandbox):
-    # The first timed call sleeps through the whole budget; every later call is 20x the baseline.
+    # The first timed call burns the whole budget; every later call is 20x the baseline. Both
+    # spin rather than sleep: a sleeping call uses no CPU, and the CPU clock would rightly call it fast.
     slow = SOLUTION.replace("def work(n):", textwrap.dedent("""\
         _calls = [0]
 
         def work(n):
             _calls[0] += 1
-            time.sleep(1.9 if _calls[0] == 1 else 0.08)
+            end = time.perf_counter() + (1.9 if _calls[0] == 1 else 0.08)
+            while time.perf_counter() < end:
+                pass
             return n * 2
 
         def _unused(n):"""))

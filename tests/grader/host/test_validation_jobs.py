@@ -17,7 +17,9 @@ from tests.grader.factories import CHECKS, TOML, grading_sandbox, make_exercise
 
 WRONG = "def add(a, b):\n    return a - b\n"
 CRASH = "def add(a, b):\n    raise ValueError('no')\n"
-SLOW = "import time\n\ndef add(a, b):\n    time.sleep(0.002)\n    return a + b\n"
+# Spins rather than sleeps: a sleeping call uses no CPU, and the CPU clock would call it fast.
+SLOW = ("import time\n\ndef add(a, b):\n    end = time.perf_counter() + 0.002\n"
+        "    while time.perf_counter() < end:\n        pass\n    return a + b\n")
 PERF_CHECKS = CHECKS.replace("import check, close", "import Race, check, close, perf") + """
 @perf(points=1)
 def adds_quickly(student, reference, rng):
@@ -110,7 +112,7 @@ def test_a_sandbox_fault_in_one_run_keeps_the_other_runs(tmp_path, docker):
 
 def test_timing_sensitive_programs_are_graded_alone(tmp_path, docker):
     folder = adder(tmp_path / "tiny-adder", {"subtracts": ("WRONG_ANSWER", WRONG), "crashes": ("RUNTIME_ERROR", CRASH),
-                                             "sleeps": ("TOO_SLOW", SLOW)},
+                                             "spins": ("TOO_SLOW", SLOW)},
                    checks=PERF_CHECKS, toml=TOML + PERF_TOML)
     recording = Recording(docker)
     report = validate_exercise(folder, recording, jobs=3)
