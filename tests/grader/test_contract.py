@@ -148,7 +148,8 @@ def test_the_message_ids_and_their_parameters_are_the_contracts():
 
 
 def test_a_checks_words_are_refused_without_every_language():
-    assert contract.check_localized({"en": "{n} left", "zh-hans": "剩 {n} 个"}) == {"en": "{n} left", "zh-hans": "剩 {n} 个"}
+    text = {"en": "{n} left", "zh-hans": "剩 {n} 个"}
+    assert contract.check_localized(text) == text
     with pytest.raises(contract.UntranslatedText, match="has no zh-hans"):
         contract.check_localized({"en": "left"})
     with pytest.raises(contract.UntranslatedText, match="same placeholders"):
