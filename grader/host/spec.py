@@ -39,6 +39,7 @@ import functools
 import re
 import threading
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -250,6 +251,46 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
         digest=folder_digest(path),
         requires=requires,
         check_titles=check_titles(texts["checks.py"]),
+    )
+
+
+# Of a stored spec (stored_spec): a version published under another one is loaded from its files.
+STORED_FORMAT = 1
+
+
+def stored_spec(spec: ExerciseSpec) -> dict[str, Any]:
+    """``spec``, validated, as JSON to store beside the exercise's files when it is published;
+    ``spec_from_stored`` makes it again without validating anything."""
+    return {
+        "format": STORED_FORMAT,
+        "id": spec.id, "slug": spec.slug, "version": spec.version, "title": dict(spec.title),
+        "summary": dict(spec.summary), "difficulty": spec.difficulty, "tags": list(spec.tags),
+        "points": spec.points, "limits": dataclasses.asdict(spec.limits), "gpu": spec.gpu,
+        "checks": [dataclasses.asdict(check) for check in spec.checks],
+        "perf": [dataclasses.asdict(case) for case in spec.perf],
+        "mutants": {mutant.name: str(mutant.expected) for mutant in spec.mutants},
+        "digest": spec.digest, "requires": list(spec.requires), "check_titles": dict(spec.check_titles),
+    }
+
+
+def spec_from_stored(data: Mapping[str, Any], files: Mapping[str, str], path: Path) -> ExerciseSpec:
+    """The spec ``stored_spec`` stored, with the texts from ``files`` (the version's folder, by
+    relative path) and ``path`` where that folder is or would be. Nothing is validated again:
+    that happened when the version was published. SpecError for a spec of another format."""
+    if data.get("format") != STORED_FORMAT:
+        raise SpecError(f"a stored spec of format {data.get('format')!r}; this host reads {STORED_FORMAT}")
+    return ExerciseSpec(
+        id=data["id"], slug=data["slug"], version=data["version"], title=dict(data["title"]),
+        summary=dict(data["summary"]), difficulty=data["difficulty"], tags=list(data["tags"]),
+        points=data["points"], limits=Limits(**data["limits"]), gpu=data["gpu"],
+        statement={"en": files["statement.md"], "zh-hans": files["statement.zh-hans.md"]},
+        starter=files["starter.py"], solution=files["solution.py"], checks_source=files["checks.py"],
+        checks=[CheckSpec(**check) for check in data["checks"]],
+        perf=[PerfSpec(**case) for case in data["perf"]],
+        mutants=[MutantSpec(name=name, path=path / "mutants" / f"{name}.py", code=files[f"mutants/{name}.py"],
+                            expected=Kind(expected)) for name, expected in data["mutants"].items()],
+        path=path, digest=data["digest"], requires=list(data["requires"]),
+        check_titles={name: dict(title) for name, title in data["check_titles"].items()},
     )
 
 
