@@ -406,6 +406,16 @@ def cap_text(data: bytes, limit: int = FEEDBACK_BYTES) -> str:
     return text
 
 
+# --- checks.py: what the host reads from its syntax tree and the judge runs -----------------
+
+# The decorators of the checks API (grader.harness.check and .perf) and the literal arguments
+# each takes: the host reads a checks.py's cases from them without importing it.
+CASE_DECORATORS: dict[str, frozenset[str]] = {
+    "check": frozenset({"points", "visible", "title"}),
+    "perf": frozenset({"points", "title"}),
+}
+
+
 # --- the manifest: what the host tells the judge about the exercise ------------------------
 
 

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.content_root import DIFFICULTIES, LANGUAGES, folder_digest
-from grader.contract import Kind, PerfTerms
+from grader.contract import CASE_DECORATORS, Kind, PerfTerms
 from grader.host.check_text import untranslated
 from sandbox import Limits
 
@@ -411,7 +411,7 @@ def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[s
             call = decorator if isinstance(decorator, ast.Call) else None
             target = call.func if call else decorator
             kind = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
-            if kind not in ("check", "perf"):
+            if kind not in CASE_DECORATORS:
                 continue
             points = 1.0
             for keyword in call.keywords if call else []:
@@ -420,7 +420,7 @@ def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[s
                         points = float(ast.literal_eval(keyword.value))
                     except (ValueError, TypeError):
                         raise SpecError(f"checks.py: {node.name}: points must be a literal number") from None
-                elif keyword.arg == "visible" and kind == "check":
+                elif keyword.arg == "visible" and keyword.arg in CASE_DECORATORS[kind]:
                     declared_visible[node.name] = keyword.value
                 elif keyword.arg == "title":
                     _literal_title(node.name, keyword.value)
