@@ -1,7 +1,7 @@
 """False accepts and false rejects of speed verdicts, on a quiet machine and under load.
 
 A loop exercise with threshold "at most 3x the reference" (the margin in the student's
-favour makes 3.3x the line): right solutions doing 1x (the reference), 2x, 3x (at the
+favour makes 3.15x the line): right solutions doing 1x (the reference), 2x, 3x (at the
 limit) and 8x the reference's work, each graded BENCH_RUNS times (default 10) with 0, 2
 and 4 other gradings running beside them on the same sandbox, and with 4 gradings plus
 two busy processes. The first three must always be ACCEPTED (anything else is a false

@@ -99,6 +99,10 @@ MESSAGES: dict[str, str] = {
     "not_run.syntax_error": "not run: your code has a syntax error",
     "not_run.load_error": "not run: your code raised an error while loading",
     "not_run.stopped": "not run: {reason}",
+    # An exercise's rules (exercise.toml [[rules]]): {api} is the refused name, {reason} the
+    # exercise's own words (a localized text) for why.
+    "rules.refused": "not run: your code uses {api} (line {line}), which this exercise does not allow: {reason}",
+    "rules.refused_import": "your code imported {api}, which this exercise does not allow: {reason}",
     "stop.budget_used": "the time limit was used up by earlier checks",
     "stop.no_answer": "no answer within {seconds} s (time limit)",
     "stop.cpu_limit": "CPU time limit reached ({seconds} s)",
@@ -431,6 +435,26 @@ class PerfTerms(TypedDict):
     clock: str  # "cpu" (what load cannot inflate; the wall clock where a sandbox shows no CPU) or "wall"
 
 
+class Rule(TypedDict):
+    """What a solution of one exercise may not use, and why: exercise.toml ``[[rules]]``.
+
+    ``modules``: a module and everything in it (``torch.utils.checkpoint``); ``attributes``:
+    one name reached through its module (``numpy.broadcast_shapes``); ``calls``: a function
+    the student may not call, by its dotted or builtin name (``exec``). The judge refuses a
+    submission that names one (grader/harness/rules.py, before the run) and the student's
+    process refuses to import a banned module (grader/harness/guard.py, while it runs)."""
+
+    modules: list[str]
+    attributes: list[str]
+    calls: list[str]
+    reason: dict[str, str]  # a text in each of LANGUAGES: why the exercise refuses it
+
+
+# What the student's process raises when its code imports a banned module: an ImportError of
+# this name whose message starts "<rule number>:<module>:" (the judge words the message itself).
+RULE_VIOLATION = "RuleViolation"
+
+
 class Manifest(TypedDict):
     exercise: dict[str, Any]  # id, version, digest
     seed: int
@@ -440,6 +464,7 @@ class Manifest(TypedDict):
     # The last attempt at this grading: a speed case whose interval never settles is decided
     # by its median rather than measured again.
     settle: bool
+    rules: list[Rule]  # what the student's code may not use
 
 
 # --- strict reading ------------------------------------------------------------------------

@@ -47,7 +47,7 @@ import numpy as np
 
 from grader import contract
 from grader.contract import CheckRow, Kind, ResultDocument
-from grader.harness import api, messages, stats
+from grader.harness import api, messages, rules, stats
 from grader.harness.api import Case, CheckFailed, InProgram, ProgramError, ProgramStopped, Race
 from grader.harness.messages import Message
 from grader.harness.programs import (
@@ -100,6 +100,7 @@ class Judge:
         # The last attempt at this grading: an interval that never settles is decided by its
         # median (stats.settle) instead of being measured again.
         self.settle = bool(self.manifest["settle"])
+        self.rules: list[contract.Rule] = list(self.manifest.get("rules", []))
         self.notes: list[str] = []
         self.isolated = privileged()
         self.hidden_started = False  # once true, nothing the student prints is kept
@@ -154,6 +155,7 @@ class Judge:
             stdout=self.private / "reference.out", stderr=self.private / "reference.err",
         )
         self.student = Program("student", self.student_process, family)
+        self.student.rules = self.rules
         self.reference = Program("reference", self.reference_process, None)
         self.reference.budget_s = 3600.0  # the sandbox's own wall limit is the real bound
 
@@ -236,6 +238,9 @@ class Judge:
         MEMORY_LIMIT, a write refused as too large (RLIMIT_FSIZE) or too much printed is
         OUTPUT_LIMIT. (A student can only misreport its own failure by faking the name.)
         """
+        refused = rules.refusal(self._student_source(), self.rules)
+        if refused is not None:
+            return Outcome(False, "WRONG_ANSWER", refused)
         try:
             self.student.start(self.student.call_timeout())
             if self._printed_too_much():
@@ -249,6 +254,9 @@ class Judge:
                 return Outcome(False, "SYNTAX_ERROR", Message("not_run.syntax_error", error=note), line=error.line)
             note = _traceback_text(error)
             self.notes.append(note)
+            refused = rules.refused_import(error.type_name, error.message, self.rules)
+            if refused is not None:
+                return Outcome(False, "WRONG_ANSWER", refused)
             if error.type_name == "MemoryError":
                 return Outcome(
                     False, "MEMORY_LIMIT", Message("not_run.stopped", reason=Message("stop.memory_limit"), error=note),
@@ -264,6 +272,9 @@ class Judge:
             self.notes.append(note)
             return Outcome(False, error.kind, Message("not_run.stopped", reason=error.reason, error=note))
 
+    def _student_source(self) -> str:
+        return (self.root / contract.SUBMISSION_FILE).read_bytes().decode("utf-8", "replace")
+
     def _rng(self, case: Case) -> np.random.Generator:
         return np.random.default_rng([self.seed, zlib.crc32(case.name.encode())])
 
@@ -276,7 +287,7 @@ class Judge:
         except ProgramError as error:
             if error.side != "student":
                 raise RuntimeError(f"check {case.name}: the reference raised {_traceback_text(error)}") from None
-            return _student_error(error)
+            return _student_error(error, self.rules)
         except ProgramStopped as stop:
             if stop.side != "student":
                 raise RuntimeError(f"check {case.name}: the reference stopped: {stop.message}") from None
@@ -307,7 +318,7 @@ class Judge:
             if error.side != "student":
                 raise RuntimeError(f"perf case {case.name}: the reference raised {_traceback_text(error)}") from None
             report["decision"] = "error"
-            return _student_error(error)
+            return _student_error(error, self.rules)
         except ProgramStopped as stop:
             if stop.side != "student":
                 raise RuntimeError(f"perf case {case.name}: the reference stopped: {stop.message}") from None
@@ -531,7 +542,10 @@ def _unusable_value(case: Case) -> Outcome:
     return Outcome(False, "RUNTIME_ERROR", Message("error.unusable_value"))
 
 
-def _student_error(error: ProgramError) -> Outcome:
+def _student_error(error: ProgramError, exercise_rules: list[contract.Rule]) -> Outcome:
+    refused = rules.refused_import(error.type_name, error.message, exercise_rules)
+    if refused is not None:
+        return Outcome(False, "WRONG_ANSWER", refused)
     kind = "MEMORY_LIMIT" if error.type_name == "MemoryError" else "RUNTIME_ERROR"
     return Outcome(
         False, kind,

@@ -513,6 +513,7 @@ class Program:
         # its setup and the call together (``stopwatch``).
         self._watched: float | None = None
         self.check_mutation = side == "student"
+        self.rules: list[contract.Rule] = []  # the exercise's rules, which the student's worker enforces
 
     # -- lifecycle --
 
@@ -528,8 +529,8 @@ class Program:
             raise ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.cannot_start", reason=reason)) from None
         self.loaded = False
         source = self.process.program.read_bytes()  # read here, as root: the worker cannot read the bundle
-        reply, _, elapsed = self._exchange(
-            {"op": "load", "filename": f"{self.module_name}.py", "module": self.module_name}, [source], timeout)
+        load = {"op": "load", "filename": f"{self.module_name}.py", "module": self.module_name, "rules": self.rules}
+        reply, _, elapsed = self._exchange(load, [source], timeout)
         self.budget_s -= elapsed
         if not reply["ok"]:
             raise self._error(reply, syntax=reply.get("syntax") is True)

@@ -4,7 +4,7 @@ Runs in its own process. The student's worker runs under another uid with no cap
 everything in this process is the student's to change, so nothing it says is trusted: the
 judge rebuilds replies as plain data and compares them with values it computed elsewhere.
 
-Requests (judge -> worker): {"op": "load", "filename", "module"} with the program's source as
+Requests (judge -> worker): {"op": "load", "filename", "module", "rules"} with the program's source as
 its one blob · {"op": "call", "obj", "name", "args", "kwargs", "digests"} · {"op":
 "release", "handles"}, each with a fresh random "id".
 Replies: {"ok": true, "value"} or {"ok": false, "error": {"type", "message", "traceback",
@@ -20,7 +20,7 @@ import traceback
 import types
 from typing import Any, BinaryIO
 
-from grader.harness import wire
+from grader.harness import guard, wire
 
 HEAVY_MODULES = ("numpy", "torch")  # what a load reports it imported itself ("fresh") rather than inherited
 
@@ -58,6 +58,9 @@ class Worker:
 
     def handle(self, op: Any, request: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         if op == "load":
+            if request.get("rules"):
+                # Before the student's first line runs: an import it asks for is refused from the start.
+                guard.install(request["rules"])
             return self.load(blobs[0], str(request["filename"]), str(request["module"]))
         if op in ("call", "apply"):
             return self.call(request, blobs)

@@ -17,7 +17,7 @@ from grader.host.archive import (
     read_exercise_zip,
     write_exercise_folder,
 )
-from grader.host.pipeline import grade
+from grader.host.pipeline import Attempt, grade
 from grader.host.playground import RunResult, run_compile_flow, run_program
 from grader.host.practice import visible_only
 from grader.host.remeasure import Remeasured, remeasure
@@ -34,7 +34,8 @@ from grader.host.verdict import Usage, Verdict
 from sandbox import Sandbox, SandboxUnavailable, get_sandbox
 
 __all__ = [
-    "ARCHIVE_LIMITS", "ArchiveLimits", "ContentReport", "ExerciseReport", "ExerciseSpec", "Remeasured", "RunReport",
+    "ARCHIVE_LIMITS", "ArchiveLimits", "Attempt", "ContentReport", "ExerciseReport", "ExerciseSpec", "Remeasured",
+    "RunReport",
     "RunResult", "Sandbox", "SandboxUnavailable", "SpecError", "UnsafeArchive", "Usage", "Verdict",
     "check_titles", "default_jobs", "get_sandbox", "grade", "load_exercise", "read_exercise_zip", "remeasure",
     "run_compile_flow",

@@ -117,6 +117,7 @@ def manifest_for(exercise: ExerciseSpec, seed: int, *, settle: bool = False) -> 
         "perf": {p.name: p.terms() for p in exercise.perf},
         "limits": dataclasses.asdict(exercise.limits),
         "settle": settle,
+        "rules": [rule.terms() for rule in exercise.rules],
     }
 
 

@@ -26,6 +26,10 @@ exercise.toml::
     [perf.execute_a_long_chain]                            # one table per @perf case
     baseline = "reference"    at_most = 2.0    budget_s = 10
     [mutants] insertion_order = "WRONG_ANSWER"
+    [[rules]]                                              # optional: what a solution may not use
+    modules = ["torch.utils.checkpoint"]                   # and/or attributes = [...], calls = [...]
+    mutants = ["uses_torch_checkpoint"]                    # the mutants that prove the rule
+    reason.en = "..."   reason.zh-hans = "..."             # why, shown with the refusal
 
 checks.py is never imported here (it may need torch); its @check/@perf functions and their
 points are read from its syntax tree. Every mistake raises SpecError with one message that
@@ -44,7 +48,8 @@ from pathlib import Path
 from typing import Any
 
 from grader.content_root import DIFFICULTIES, LANGUAGES, folder_digest
-from grader.contract import CASE_DECORATORS, Kind, PerfTerms
+from grader.contract import CASE_DECORATORS, Kind, PerfTerms, Rule
+from grader.harness.rules import violations
 from grader.host.check_text import untranslated
 from sandbox import Limits
 
@@ -65,7 +70,10 @@ _TOP_KEYS = {
     "checks",
     "perf",
     "mutants",
+    "rules",
 }
+_RULE_KEYS = {"modules", "attributes", "calls", "reason", "mutants"}
+_DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _PERF_KEYS = {"baseline", "at_most", "at_least", "budget_s", "margin", "clock"}
 # How a timed call is measured: "cpu", the CPU every task of the program uses (a busy machine
 # cannot inflate it; the judge falls back to the wall clock where a sandbox shows no per-task
@@ -114,6 +122,22 @@ class PerfSpec:
 
 
 @dataclasses.dataclass(frozen=True)
+class RuleSpec:
+    """What a solution may not use (exercise.toml ``[[rules]]``), and the mutants that prove it is refused."""
+
+    modules: list[str]
+    attributes: list[str]
+    calls: list[str]
+    reason: dict[str, str]
+    mutants: list[str]
+
+    def terms(self) -> Rule:
+        """The rule as the judge reads it from the manifest."""
+        return {"modules": list(self.modules), "attributes": list(self.attributes), "calls": list(self.calls),
+                "reason": dict(self.reason)}
+
+
+@dataclasses.dataclass(frozen=True)
 class MutantSpec:
     name: str
     path: Path
@@ -146,6 +170,7 @@ class ExerciseSpec:
     # name -> {language: title} for each check whose decorator gives a title: stored on the
     # version when it is published, so pages name checks without reading checks.py again.
     check_titles: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    rules: list[RuleSpec] = dataclasses.field(default_factory=list)  # what a solution may not use
 
     @property
     def visible_checks(self) -> list[str]:
@@ -228,6 +253,7 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
     _compiles(path, "starter.py", texts["starter.py"])
     _compiles(path, "solution.py", texts["solution.py"])
     mutants = _mutants(path, toml, data.get("mutants", {}))
+    rules = _rules(data.get("rules", []), mutants, texts)
 
     return ExerciseSpec(
         id=exercise_id,
@@ -251,6 +277,7 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
         digest=folder_digest(path),
         requires=requires,
         check_titles=check_titles(texts["checks.py"]),
+        rules=rules,
     )
 
 
@@ -270,6 +297,7 @@ def stored_spec(spec: ExerciseSpec) -> dict[str, Any]:
         "perf": [dataclasses.asdict(case) for case in spec.perf],
         "mutants": {mutant.name: str(mutant.expected) for mutant in spec.mutants},
         "digest": spec.digest, "requires": list(spec.requires), "check_titles": dict(spec.check_titles),
+        "rules": [dataclasses.asdict(rule) for rule in spec.rules],
     }
 
 
@@ -291,6 +319,7 @@ def spec_from_stored(data: Mapping[str, Any], files: Mapping[str, str], path: Pa
                             expected=Kind(expected)) for name, expected in data["mutants"].items()],
         path=path, digest=data["digest"], requires=list(data["requires"]),
         check_titles={name: dict(title) for name, title in data["check_titles"].items()},
+        rules=[RuleSpec(**rule) for rule in data["rules"]],
     )
 
 
@@ -570,3 +599,47 @@ def _mutants(path: Path, toml: _Toml, table: Any) -> list[MutantSpec]:
             MutantSpec(name=name, path=files[name], code=_read_text(path, f"mutants/{name}.py"), expected=kind)
         )
     return mutants
+
+
+def _rules(table: Any, mutants: list[MutantSpec], texts: dict[str, str]) -> list[RuleSpec]:
+    """exercise.toml [[rules]]; the reference and the starter must keep them, and each names its mutants."""
+    if not isinstance(table, list) or not all(isinstance(rule, dict) for rule in table):
+        raise SpecError("exercise.toml: rules must be tables, written [[rules]]")
+    specs = []
+    for number, rule in enumerate(table, start=1):
+        where = f"[[rules]] number {number}"
+        for key in rule:
+            if key not in _RULE_KEYS:
+                raise SpecError(f"exercise.toml: {where}: unknown key {key} (allowed: {', '.join(sorted(_RULE_KEYS))})")
+        names: dict[str, list[str]] = {}
+        for key in ("modules", "attributes", "calls"):
+            value = rule.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) and _DOTTED.match(v) for v in value):
+                raise SpecError(
+                    f"exercise.toml: {where}: {key} must be a list of dotted names such as "
+                    f'"torch.utils.checkpoint", got {_show(value)}')
+            names[key] = list(value)
+        if not any(names.values()):
+            raise SpecError(f"exercise.toml: {where}: name at least one of modules, attributes or calls")
+        reason = rule.get("reason")
+        if (not isinstance(reason, dict) or set(reason) != set(LANGUAGES)
+                or not all(isinstance(v, str) and v.strip() for v in reason.values())):
+            raise SpecError(
+                f"exercise.toml: {where}: reason must say why in every language: "
+                f"{' and '.join(f'reason.{lang}' for lang in LANGUAGES)}")
+        proofs = rule.get("mutants")
+        known = {m.name for m in mutants}
+        if not isinstance(proofs, list) or not proofs or not all(isinstance(p, str) and p in known for p in proofs):
+            raise SpecError(
+                f"exercise.toml: {where}: mutants must list the mutants (mutants/<name>.py, each in [mutants]) "
+                f"that use what the rule refuses, got {_show(proofs)}")
+        specs.append(RuleSpec(reason=dict(reason), mutants=list(proofs), **names))
+    terms = [rule.terms() for rule in specs]
+    for name in ("solution.py", "starter.py"):
+        with _AST_LOCK:
+            found = violations(texts[name], terms)
+        if found:
+            raise SpecError(
+                f"{name}: line {found[0].line}: uses {found[0].api}, which [[rules]] number {found[0].rule + 1} "
+                "refuses; it must keep the exercise's own rules")
+    return specs

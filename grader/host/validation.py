@@ -180,7 +180,7 @@ def _prove(
                 verdict = grade(spec, code, sandbox, seed=seed)
             finally:
                 seconds += time.monotonic() - started
-        ok = _meets(verdict.verdict, expected)
+        ok = _meets(verdict.verdict, expected) and _refused_by_its_rule(spec, program, verdict)
         # A platform fault proves nothing either way, and a timing verdict on a busy machine
         # may be noise: both are measured once more (with a fresh seed, alone) before they count.
         retry = (
@@ -202,6 +202,16 @@ def _prove(
         detail="" if ok else _detail(verdict),
         attempts=attempts,
     )
+
+
+def _refused_by_its_rule(spec: ExerciseSpec, program: str, verdict: Verdict) -> bool:
+    """A mutant that proves a rule ([[rules]] mutants = [...]) must be refused by that rule, by name."""
+    names = {name for rule in spec.rules if program in {f"mutant:{m}" for m in rule.mutants}
+             for name in (*rule.modules, *rule.attributes, *rule.calls)}
+    if not names:
+        return True
+    return any(check.message_id in ("rules.refused", "rules.refused_import")
+               and check.message_params.get("api") in names for check in verdict.checks)
 
 
 def _meets(got: Kind, expected: str) -> bool:

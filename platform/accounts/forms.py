@@ -24,7 +24,10 @@ class BoardIdentityForm(forms.ModelForm):
         model = User
         fields = ("pseudonym", "hide_from_public_boards")
         help_texts = {
-            "pseudonym": _("What other students see on leaderboards. Instructors see your name in their course.")
+            "pseudonym": _(
+                "What other students see on site-wide leaderboards. Each course has a name of its own for you "
+                "(on the course's page); instructors see your real name in their course."
+            )
         }
 
     def clean_pseudonym(self) -> str:

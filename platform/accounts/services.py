@@ -1,4 +1,7 @@
 from django.contrib.auth.models import Group, Permission
+from django.core.mail import send_mail
+from django.utils import translation
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 
@@ -38,3 +41,21 @@ def demo_accounts_ensure() -> list[tuple[str, str, str]]:
         user_set_role(user, role)
         created.append((username, password, role))
     return created
+
+
+def password_changed_notify(user: User, reset_url: str) -> None:
+    """Tell the account's address that its password changed, in both languages, with the way
+    back if it was not them (OWASP ASVS 2.2.3, 2.5.5)."""
+    if not user.email:
+        return
+    texts = []
+    for language in ("en", "zh-hans"):
+        with translation.override(language):
+            texts.append(
+                _(
+                    "The password of your GraphDojo account %(username)s was just changed. If it was not "
+                    "you, choose a new one here at once: %(link)s"
+                )
+                % {"username": user.username, "link": reset_url}
+            )
+    send_mail(_("Your GraphDojo password was changed"), "\n\n".join(texts), None, [user.email])

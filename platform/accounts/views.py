@@ -1,12 +1,15 @@
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest
 from django.shortcuts import redirect, render
+from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 
 from accounts.forms import BoardIdentityForm, SignUpForm
+from accounts.services import password_changed_notify
 
 
 def _safe_next(request: HttpRequest) -> str | None:
@@ -37,3 +40,27 @@ def profile(request):
         messages.success(request, _("Saved."))
         return redirect("accounts:profile")
     return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's change form (the current password first); the owner's address is told."""
+
+    template_name = "accounts/password_change_form.html"
+    success_url = reverse_lazy("accounts:password_change_done")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        password_changed_notify(form.user, self.request.build_absolute_uri(reverse("accounts:password_reset")))
+        return response
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's reset by emailed token; the owner's address is told once it is used."""
+
+    template_name = "accounts/password_reset_confirm.html"
+    success_url = reverse_lazy("accounts:password_reset_complete")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        password_changed_notify(form.user, self.request.build_absolute_uri(reverse("accounts:password_reset")))
+        return response

@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 from django.utils.html import strip_tags
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -56,7 +57,7 @@ class CheckSerializer(serializers.Serializer):
 class SubmissionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     exercise = serializers.SlugField(source="exercise_version.exercise.slug")
-    status = serializers.ChoiceField(choices=["queued", "running", "graded", "failed"])
+    status = serializers.ChoiceField(choices=["queued", "running", "measuring", "graded", "failed"])
     finished = serializers.BooleanField(source="is_finished")
     verdict = serializers.CharField(allow_blank=True)
     headline = serializers.SerializerMethodField()
@@ -76,6 +77,8 @@ class SubmissionSerializer(serializers.Serializer):
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_headline(self, submission: Any) -> str | None:
+        if submission.status == "measuring":  # the one measure-again of its speed is pending
+            return gettext("Measuring again: the machine was busy")
         view = self._view(submission)
         return _text(view.headline) if view else None
 

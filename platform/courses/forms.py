@@ -1,6 +1,8 @@
 from django import forms
+from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import User
 from catalog.selectors import exercises_published
 from courses.models import Assignment, AssignmentItem, Course
 from interviews.models import InterviewTemplate
@@ -21,8 +23,20 @@ class RosterForm(forms.Form):
     roster = forms.FileField(label=_("Roster (CSV: username, email, name)"))
 
 
+class CoursePseudonymForm(forms.Form):
+    pseudonym = forms.CharField(max_length=40, label=_("Your name on this course's leaderboards"))
+
+
+class InvitationSignUpForm(UserCreationForm):
+    """A new account for an invited address: the name and password are the student's to choose."""
+
+    class Meta:
+        model = User
+        fields = ("username",)
+
+
 class AssistantForm(forms.Form):
-    who = forms.CharField(label=_("Username or email"), max_length=254)
+    who = forms.EmailField(label=_("Assistant's email"), max_length=254)
 
 
 class AssignmentForm(forms.ModelForm):

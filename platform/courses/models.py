@@ -8,6 +8,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from accounts.pseudonyms import pseudonym_generate
 from catalog.languages import chinese
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
@@ -46,9 +47,15 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=12, choices=Role.choices, default=Role.STUDENT)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # The name on this course's boards: drawn afresh at enrolment, never the site-wide one, so
+    # a course board and the public boards cannot be matched up by name (issue 24).
+    pseudonym = models.CharField(_("name on this course's boards"), max_length=40, default=pseudonym_generate)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["course", "user"], name="unique_membership")]
+        constraints = [
+            models.UniqueConstraint(fields=["course", "user"], name="unique_membership"),
+            models.UniqueConstraint(fields=["course", "pseudonym"], name="unique_course_pseudonym"),
+        ]
         indexes = [models.Index(fields=["user", "role"]), models.Index(fields=["course", "role"])]
 
     def __str__(self) -> str:
@@ -57,6 +64,32 @@ class Membership(models.Model):
     @property
     def is_staff(self) -> bool:
         return self.role in (self.Role.INSTRUCTOR, self.Role.ASSISTANT)
+
+
+class Invitation(models.Model):
+    """A roster row: a place in the course kept for whoever follows the link mailed to its
+    address. Nobody is enrolled by a username or an email alone (issue 24: an account that
+    took a class's usernames first was enrolled in the students' places)."""
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    # What the roster said: offered as the new account's name, never matched to an account.
+    username = models.CharField(max_length=150, blank=True)
+    name = models.CharField(max_length=300, blank=True)
+    role = models.CharField(max_length=12, choices=Membership.Role.choices, default=Membership.Role.STUDENT)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    claimed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["email", "id"]
+        constraints = [models.UniqueConstraint(fields=["course", "email"], name="one_invitation_per_address")]
+
+    def __str__(self) -> str:
+        return f"{self.email} to {self.course_id}"
 
 
 class Assignment(models.Model):

@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, F, Prefetch, QuerySet
 from django.http import Http404
 
 from accounts.models import User
-from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership, RegradeJob
+from courses.models import Assignment, AssignmentItem, Course, Invitation, ItemScore, Membership, RegradeJob
+from courses.tokens import invitation_tokens
 from grading.models import Submission
 from interviews.models import InterviewAttempt
 from quizzes.models import QuizAttempt
@@ -53,6 +54,20 @@ def students_of(course: Course) -> QuerySet[User]:
     return User.objects.filter(memberships__course=course, memberships__role=Membership.Role.STUDENT).order_by(
         "last_name", "first_name", "username"
     )
+
+
+def invitations_of(course: Course) -> QuerySet[Invitation]:
+    """The course's invitations, who claimed each, waiting ones first."""
+    return course.invitations.select_related("claimed_by").order_by(F("claimed_at").asc(nulls_first=True), "email")
+
+
+def invitation_open(pk: int, token: str) -> Invitation | None:
+    """The invitation a link opens: None when the token does not match it, it has expired, or
+    it was accepted already (a claim changes what the token is made from)."""
+    invitation = Invitation.objects.select_related("course").filter(pk=pk).first()
+    if invitation is None or invitation.claimed_at is not None:
+        return None
+    return invitation if invitation_tokens.check_token(invitation, token) else None
 
 
 def staff_of(course: Course) -> QuerySet[Membership]:

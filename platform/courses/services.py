@@ -1,4 +1,4 @@
-"""Writes for courses: creation, enrolment (code, roster file, assistants), assignments,
+"""Writes for courses: creation, enrolment (code, invitations from a roster file, assistants), assignments,
 item scores kept current as work is graded, overrides with their audit, regrade jobs."""
 
 from __future__ import annotations
@@ -10,21 +10,28 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import transaction
 from django.urls import reverse
-from django.utils import timezone
-from django.utils.encoding import force_bytes
-from django.utils.http import urlsafe_base64_encode
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from accounts.models import User
 from catalog.models import Exercise
-from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership, RegradeJob, ScoreOverride
+from courses.models import (
+    Assignment,
+    AssignmentItem,
+    Course,
+    Invitation,
+    ItemScore,
+    Membership,
+    RegradeJob,
+    ScoreOverride,
+)
 from courses.tasks import regrade_job_run
+from courses.tokens import invitation_token
 from grading.models import Submission
 from grading.services import submission_resubmit
 
@@ -50,27 +57,49 @@ def course_join(*, user: User, code: str) -> Course:
     return course
 
 
-def assistant_add(*, course: Course, who: str) -> Membership:
-    """Make an existing user (by username or email) an assistant of the course."""
-    user = User.objects.filter(username=who.strip()).first() or User.objects.filter(email__iexact=who.strip()).first()
-    if user is None:
-        raise ValidationError(_("No user is called %(who)s.") % {"who": who})
-    membership, _created = Membership.objects.get_or_create(course=course, user=user)
-    if membership.role != Membership.Role.INSTRUCTOR:
-        membership.role = Membership.Role.ASSISTANT
-        membership.save(update_fields=["role"])
+def membership_pseudonym_set(*, membership: Membership, name: str) -> Membership:
+    """A student's name on one course's boards: at least 3 characters, unique in the course."""
+    name = name.strip()
+    if len(name) < 3:
+        raise ValidationError(_("Choose at least 3 characters."))
+    taken = Membership.objects.filter(course_id=membership.course_id, pseudonym__iexact=name)
+    if taken.exclude(pk=membership.pk).exists():
+        raise ValidationError(_("Someone else in this course goes by this name already."))
+    membership.pseudonym = name
+    membership.save(update_fields=["pseudonym"])
     return membership
+
+
+def assistant_add(*, course: Course, who: str, base_url: str) -> Invitation:
+    """Invite an assistant by email: whoever follows the mailed link becomes one. An account is
+    never made an assistant by a name or an address alone (addresses are not verified at sign-up)."""
+    email = who.strip().lower()
+    try:
+        validate_email(email)
+    except ValidationError:
+        raise ValidationError(_("%(who)s is not an email address.") % {"who": who}) from None
+    invitation, created = Invitation.objects.get_or_create(
+        course=course, email=email, defaults={"role": Membership.Role.ASSISTANT}
+    )
+    if not created and invitation.claimed_at is None and invitation.role != Membership.Role.ASSISTANT:
+        invitation.role = Membership.Role.ASSISTANT  # changes the token: a student link mailed earlier stops working
+        invitation.save(update_fields=["role"])
+    elif not created:
+        raise ValidationError(_("%(who)s was invited already.") % {"who": email})
+    transaction.on_commit(functools.partial(invitation_send, invitation, base_url))
+    return invitation
 
 
 @dataclass
 class RosterResult:
-    created: list[str]
-    enrolled: list[str]
+    invited: list[str]  # addresses invited now
+    already: list[str]  # addresses invited before (not mailed again)
 
 
 def roster_import(*, course: Course, data: bytes, base_url: str) -> RosterResult:
-    """Enrol every row of a CSV (username, email, name); accounts that do not exist are
-    created without a password and invited by email to choose one. All rows or none."""
+    """Invite every row of a CSV (username, email, name) by email: each address gets a link that
+    enrols whoever follows it (a new account, or one they log in to). No account is enrolled or
+    created here, and a row's username is only offered as the new account's name. All rows or none."""
     if len(data) > ROSTER_MAX_BYTES:
         raise ValidationError(_("The roster is larger than %(n)s KB.") % {"n": ROSTER_MAX_BYTES // 1024})
     try:
@@ -84,7 +113,8 @@ def roster_import(*, course: Course, data: bytes, base_url: str) -> RosterResult
         raise ValidationError(_("The roster has no rows. Expected: username, email, name."))
     if len(rows) > ROSTER_MAX_ROWS:
         raise ValidationError(_("The roster has more than %(n)s rows.") % {"n": ROSTER_MAX_ROWS})
-    parsed, errors = [], []
+    parsed: dict[str, tuple[str, str]] = {}
+    errors = []
     for number, row in enumerate(rows, start=1):
         cells = [cell.strip() for cell in row]
         if len(cells) < 2 or not cells[0]:
@@ -95,39 +125,86 @@ def roster_import(*, course: Course, data: bytes, base_url: str) -> RosterResult
         except ValidationError:
             errors.append(_("row %(n)s: %(email)s is not an email address") % {"n": number, "email": cells[1]})
             continue
-        parsed.append((cells[0][:150], cells[1].lower(), cells[2] if len(cells) > 2 else ""))
+        parsed.setdefault(cells[1].lower(), (cells[0][:150], cells[2][:300] if len(cells) > 2 else ""))
     if errors:
         raise ValidationError(errors)
-    result = RosterResult(created=[], enrolled=[])
+    result = RosterResult(invited=[], already=[])
     with transaction.atomic():
-        for username, email, name in parsed:
-            user = User.objects.filter(username=username).first()
-            if user is None:
-                first, _sep, last = name.partition(" ")
-                user = User(username=username, email=email, first_name=first[:150], last_name=last[:150])
-                user.set_unusable_password()
-                user.save()
-                result.created.append(username)
-                transaction.on_commit(functools.partial(_invite, user, course, base_url))
-            Membership.objects.get_or_create(course=course, user=user, defaults={"role": Membership.Role.STUDENT})
-            result.enrolled.append(username)
+        known = set(course.invitations.filter(email__in=list(parsed)).values_list("email", flat=True))
+        for email, (username, name) in parsed.items():
+            if email in known:
+                result.already.append(email)
+                continue
+            invitation = Invitation.objects.create(course=course, email=email, username=username, name=name)
+            transaction.on_commit(functools.partial(invitation_send, invitation, base_url))
+            result.invited.append(email)
     return result
 
 
-def _invite(user: User, course: Course, base_url: str) -> None:
-    link = base_url + reverse(
-        "accounts:password_reset_confirm",
-        kwargs={
-            "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
-            "token": default_token_generator.make_token(user),
-        },
-    )
-    body = _("You are enrolled in %(course)s on GraphDojo as %(username)s. Choose your password here: %(link)s") % {
-        "course": course.title_en,
-        "username": user.username,
-        "link": link,
-    }
-    send_mail(_("Your GraphDojo course: %(course)s") % {"course": course.title_en}, body, None, [user.email])
+def invitation_link(invitation: Invitation, base_url: str) -> str:
+    return base_url + reverse("courses:invitation", args=[invitation.pk, invitation_token(invitation)])
+
+
+def invitation_send(invitation: Invitation, base_url: str) -> None:
+    """Mail the invitation's link, in both languages (we do not know the student's yet)."""
+    link = invitation_link(invitation, base_url)
+    texts = []
+    for language, title in (("en", invitation.course.title_en), ("zh-hans", invitation.course.title_zh)):
+        with translation.override(language):
+            texts.append(
+                _(
+                    "You are invited to %(course)s on GraphDojo. Open this link to join it, with a new "
+                    "account or the one you have: %(link)s"
+                )
+                % {"course": title, "link": link}
+            )
+    subject = _("Your GraphDojo course: %(course)s") % {"course": invitation.course.title_en}
+    send_mail(subject, "\n\n".join(texts), None, [invitation.email])
+    Invitation.objects.filter(pk=invitation.pk).update(sent_at=timezone.now())
+
+
+def invitation_resend(*, course: Course, invitation_id: int, base_url: str) -> Invitation:
+    invitation = Invitation.objects.filter(course=course, pk=invitation_id, claimed_at__isnull=True).first()
+    if invitation is None:
+        raise ValidationError(_("This invitation was accepted already."))
+    invitation_send(invitation, base_url)
+    return invitation
+
+
+def invitation_claim(*, invitation: Invitation, user: User) -> Membership:
+    """The link's holder takes the place: enrolled with the invitation's role, the invitation
+    closed (its link stops working). A second claim of the same invitation is refused."""
+    with transaction.atomic():
+        locked = Invitation.objects.select_for_update().get(pk=invitation.pk)
+        if locked.claimed_at is not None:
+            raise ValidationError(_("This invitation was accepted already."))
+        membership, created = Membership.objects.get_or_create(
+            course_id=locked.course_id, user=user, defaults={"role": locked.role}
+        )
+        if not created and membership.role == Membership.Role.STUDENT and locked.role != membership.role:
+            membership.role = locked.role
+            membership.save(update_fields=["role"])
+        locked.claimed_by, locked.claimed_at = user, timezone.now()
+        locked.save(update_fields=["claimed_by", "claimed_at"])
+    invitation.claimed_by, invitation.claimed_at = locked.claimed_by, locked.claimed_at
+    return membership
+
+
+def invitation_claim_with_new_account(*, invitation: Invitation, username: str, password: str) -> User:
+    """A new account for the invited address (the link proved it is theirs), enrolled at once."""
+    if User.objects.filter(email__iexact=invitation.email).exists():
+        raise ValidationError(_("An account uses this address already: log in to accept the invitation."))
+    first, _sep, last = invitation.name.partition(" ")
+    with transaction.atomic():
+        user = User.objects.create_user(
+            username=username,
+            email=invitation.email,
+            password=password,
+            first_name=first[:150],
+            last_name=last[:150],
+        )
+        invitation_claim(invitation=invitation, user=user)
+    return user
 
 
 def assignment_create(*, course: Course, **fields) -> Assignment:

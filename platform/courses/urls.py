@@ -8,6 +8,7 @@ urlpatterns = [
     path("new/", views.course_create, name="create"),
     path("join/", views.course_join, name="join"),
     path("join/<str:code>/", views.course_join, name="join_code"),
+    path("invitations/<int:pk>/<str:token>/", views.invitation, name="invitation"),
     path("<int:pk>/", views.course_detail, name="detail"),
     path("<int:pk>/edit/", views.course_edit, name="edit"),
     path("<int:pk>/roster/", views.roster, name="roster"),

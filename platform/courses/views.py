@@ -1,24 +1,37 @@
-import csv
-
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.models import User
 from catalog.selectors import exercises_published
 from courses import services
 from courses.analytics import exercise_stats, quiz_stats
-from courses.forms import AssignmentForm, AssistantForm, CourseForm, ItemForm, JoinForm, OverrideForm, RosterForm
+from courses.exports import csv_response, gradebook_rows
+from courses.forms import (
+    AssignmentForm,
+    AssistantForm,
+    CourseForm,
+    CoursePseudonymForm,
+    InvitationSignUpForm,
+    ItemForm,
+    JoinForm,
+    OverrideForm,
+    RosterForm,
+)
 from courses.models import AssignmentItem, ItemScore, RegradeJob, ScoreOverride
 from courses.selectors import (
     assignments_of,
     course_for,
     gradebook,
+    invitation_open,
+    invitations_of,
     memberships_of,
     regrade_progress,
     staff_of,
@@ -73,6 +86,18 @@ def course_join(request, code: str = ""):
 @login_required
 def course_detail(request, pk: int):
     course, membership = course_for(request.user, pk)
+    pseudonym_form = CoursePseudonymForm(request.POST or None, initial={"pseudonym": membership.pseudonym})
+    status = 200
+    if request.method == "POST" and membership.role == membership.Role.STUDENT:
+        status = 400
+        if pseudonym_form.is_valid():
+            try:
+                services.membership_pseudonym_set(membership=membership, name=pseudonym_form.cleaned_data["pseudonym"])
+            except ValidationError as error:
+                pseudonym_form.add_error("pseudonym", _errors(error))
+            else:
+                messages.success(request, _("Saved."))
+                return redirect("courses:detail", course.pk)
     assignments = list(assignments_of(course))
     mine = {s.item_id: s for s in ItemScore.objects.filter(item__assignment__course=course, user=request.user)}
     return render(
@@ -85,7 +110,9 @@ def course_detail(request, pk: int):
             "mine": mine,
             "now": timezone.now(),
             "join_link": request.build_absolute_uri(reverse("courses:join_code", args=[course.join_code])),
+            "pseudonym_form": pseudonym_form,
         },
+        status=status,
     )
 
 
@@ -104,6 +131,10 @@ def course_edit(request, pk: int):
     )
 
 
+def _base_url(request) -> str:
+    return request.build_absolute_uri("/").rstrip("/")
+
+
 @login_required
 def roster(request, pk: int):
     course, membership = course_for(request.user, pk, staff=True)
@@ -117,20 +148,29 @@ def roster(request, pk: int):
                 roster_form = RosterForm(request.POST, request.FILES)
                 if roster_form.is_valid():
                     result = services.roster_import(
-                        course=course,
-                        data=request.FILES["roster"].read(),
-                        base_url=request.build_absolute_uri("/").rstrip("/"),
+                        course=course, data=request.FILES["roster"].read(), base_url=_base_url(request)
                     )
                     messages.success(
                         request,
-                        _("%(n)s students enrolled, %(m)s of them invited by email.")
-                        % {"n": len(result.enrolled), "m": len(result.created)},
+                        _("%(n)s new invitations sent by email; %(m)s of the rows were invited before.")
+                        % {"n": len(result.invited), "m": len(result.already)},
                     )
                     return redirect("courses:roster", course.pk)
+            elif request.POST.get("resend", "").isdigit():
+                invitation = services.invitation_resend(
+                    course=course, invitation_id=int(request.POST["resend"]), base_url=_base_url(request)
+                )
+                messages.success(
+                    request, _("The invitation was sent again to %(email)s.") % {"email": invitation.email}
+                )
+                return redirect("courses:roster", course.pk)
             else:
                 assistant_form = AssistantForm(request.POST)
                 if assistant_form.is_valid():
-                    services.assistant_add(course=course, who=assistant_form.cleaned_data["who"])
+                    invited = services.assistant_add(
+                        course=course, who=assistant_form.cleaned_data["who"], base_url=_base_url(request)
+                    )
+                    messages.success(request, _("%(email)s is invited as an assistant.") % {"email": invited.email})
                     return redirect("courses:roster", course.pk)
         except ValidationError as error:
             messages.error(request, _errors(error))
@@ -143,8 +183,48 @@ def roster(request, pk: int):
             "membership": membership,
             "students": students_of(course),
             "staff": staff_of(course),
+            "invitations": invitations_of(course),
             "roster_form": roster_form,
             "assistant_form": assistant_form,
+        },
+        status=status,
+    )
+
+
+def invitation(request, pk: int, token: str):
+    """Where an emailed invitation leads: accept it logged in, or make an account for it."""
+    opened = invitation_open(pk, token)
+    if opened is None:
+        return render(request, "courses/invitation.html", {"invalid": True}, status=400)
+    signup = InvitationSignUpForm(
+        request.POST if request.method == "POST" and not request.user.is_authenticated else None,
+        initial={"username": opened.username},
+    )
+    status = 200
+    if request.method == "POST":
+        status = 400
+        try:
+            if request.user.is_authenticated:
+                services.invitation_claim(invitation=opened, user=request.user)
+                return redirect("courses:detail", opened.course_id)
+            if signup.is_valid():
+                user = services.invitation_claim_with_new_account(
+                    invitation=opened,
+                    username=signup.cleaned_data["username"],
+                    password=signup.cleaned_data["password1"],
+                )
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                return redirect("courses:detail", opened.course_id)
+        except ValidationError as error:
+            signup.add_error(None, _errors(error))
+    return render(
+        request,
+        "courses/invitation.html",
+        {
+            "invitation": opened,
+            "course": opened.course,
+            "signup": signup,
+            "has_account": User.objects.filter(email__iexact=opened.email).exists(),
         },
         status=status,
     )
@@ -281,27 +361,8 @@ def gradebook_view(request, pk: int):
 
 @login_required
 def gradebook_csv(request, pk: int):
-    """Canvas's gradebook import form (Student, ID, SIS Login ID, Section, then one column per
-    assignment); Moodle and Blackboard map the same columns by email or username."""
     course, membership = course_for(request.user, pk, staff=True)
-    book = gradebook(course)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="gradebook-{course.pk}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(
-        ["Student", "ID", "SIS Login ID", "Email", "Section"]
-        + [f"{item.assignment.title_en}: {item.title} ({item.id})" for item in book.items]
-        + ["Total"]
-    )
-    writer.writerow(["Points Possible", "", "", "", ""] + [item.points for item in book.items] + [book.max_total])
-    for row in book.rows:
-        student = row.student
-        writer.writerow(
-            [student.get_full_name() or student.username, student.pk, student.username, student.email, course.term]
-            + ["" if cell is None or cell.effective is None else f"{cell.effective:g}" for cell in row.cells]
-            + [f"{row.total:g}"]
-        )
-    return response
+    return csv_response(f"gradebook-{course.pk}.csv", gradebook_rows(course))
 
 
 @login_required
@@ -317,6 +378,8 @@ def student_detail(request, pk: int, user_pk: int):
             "course": course,
             "membership": membership,
             "student": student,
+            # The course's own name for them: staff (assistants included) never learn the site-wide one.
+            "board_name": course.memberships.get(user=student).pseudonym,
             "assignments": assignments,
             "record": student_record(course, student, items),
             "override_form": OverrideForm(),

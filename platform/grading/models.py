@@ -11,6 +11,9 @@ class Submission(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")
         RUNNING = "running", _("Running")
+        # The speed cases did not settle (or were timed by the wall clock on a busy host): the
+        # one measure-again is due at measure_again_at. Not finished, and counted nowhere yet.
+        MEASURING = "measuring", _("Measuring again")
         GRADED = "graded", _("Graded")
         # The platform failed (not the student) and retries ran out; an operator regrades.
         FAILED = "failed", _("Could not be graded")
@@ -34,6 +37,9 @@ class Submission(models.Model):
     received_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When its one measure-again is due; set once, so a grading measures again at most once, and
+    # a row with it set is graded as the last attempt (the median decides).
+    measure_again_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "submissions_submission"  # the model moved here from the submissions app; its rows stayed

@@ -21,7 +21,10 @@ from grading.models import Submission
 from grading.tasks import validate_upload
 
 log = logging.getLogger(__name__)
-IN_FLIGHT = (Submission.Status.QUEUED, Submission.Status.RUNNING)
+# Waiting for a verdict (the per-student limit counts these) ...
+IN_FLIGHT = (Submission.Status.QUEUED, Submission.Status.RUNNING, Submission.Status.MEASURING)
+# ... and in the broker's line before a new one (one measuring again waits for its countdown, not in line).
+IN_LINE = (Submission.Status.QUEUED, Submission.Status.RUNNING)
 
 
 class SubmissionRefused(ValidationError):
@@ -92,7 +95,7 @@ def submission_create(
             log.info("submission stored for %s", exercise.slug)
         # One grading per student in the broker (fair queues): a later one is sent when the
         # one before it is stored (grading.worker), or by the sweep.
-        if not mine.filter(status__in=IN_FLIGHT, id__lt=submission.id).exists():
+        if not mine.filter(status__in=IN_LINE, id__lt=submission.id).exists():
             transaction.on_commit(lambda: submission_send(submission))
     return submission
 
@@ -108,7 +111,7 @@ def submission_resubmit(*, original: Submission, version: ExerciseVersion) -> Su
             code=original.code,
             received_at=original.received_at or original.created_at,
         )
-        mine = Submission.objects.filter(user_id=original.user_id, status__in=IN_FLIGHT, id__lt=submission.id)
+        mine = Submission.objects.filter(user_id=original.user_id, status__in=IN_LINE, id__lt=submission.id)
         if not mine.exists():  # else it is sent in the student's turn, after the one in flight
             transaction.on_commit(lambda: submission_send(submission))
     return submission
@@ -119,7 +122,7 @@ def submissions_retry(submission_ids: Iterable[int]) -> int:
     rows = Submission.objects.filter(id__in=list(submission_ids)).exclude(status=Submission.Status.GRADED)
     users = set(rows.values_list("user_id", flat=True))
     count = rows.update(status=Submission.Status.QUEUED, verdict="", score=None, result=None, finished_at=None,
-                        attempts=F("attempts") + 1)
+                        attempts=F("attempts") + 1, measure_again_at=None)
     for user_id in users:
         transaction.on_commit(functools.partial(user_dispatch, user_id))
     return count
@@ -137,7 +140,7 @@ def submission_requeue(submission_id: int, *, graded_before: datetime) -> bool:
         id=submission_id,
         status__in=[Submission.Status.GRADED, Submission.Status.FAILED],
         finished_at__lt=graded_before,
-    ).update(status=Submission.Status.QUEUED, started_at=None)
+    ).update(status=Submission.Status.QUEUED, started_at=None, measure_again_at=None)  # a regrade may measure again
     if requeued:  # sent in the student's turn, to the queue its exercise needs
         user_id = Submission.objects.values_list("user_id", flat=True).get(id=submission_id)
         transaction.on_commit(functools.partial(user_dispatch, user_id))

@@ -8,6 +8,7 @@ from django.db import InterfaceError, OperationalError
 from grader.host import SandboxUnavailable
 from grading.dispatch import submissions_sweep
 from grading.logs import submission_logging
+from grading.measure_again import measure_again_sweep
 from grading.worker import GradingRetry, submission_fail, submission_grade, submission_look_again, upload_validate
 
 # Faults of the platform, never of the student: the engine, the database, our own judge.
@@ -39,7 +40,7 @@ def grade_submission(self: Task, submission_id: int) -> None:
 @shared_task
 def sweep_submissions() -> dict[str, int]:
     """Re-send lost grading tasks and reclaim stale RUNNING rows (Celery beat runs it)."""
-    return submissions_sweep()
+    return {**submissions_sweep(), "measured_again": measure_again_sweep()}
 
 
 @shared_task(acks_late=True, autoretry_for=(SandboxUnavailable,), retry_backoff=2, retry_backoff_max=60, max_retries=4)

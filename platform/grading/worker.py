@@ -24,6 +24,7 @@ from catalog.services import upload_folder
 from grader.host import Sandbox, SandboxUnavailable, grade, validate_exercise
 from grading.dispatch import submission_send, user_dispatch
 from grading.exercises import exercise_version_spec
+from grading.measure_again import attempt_for, measure_again_later
 from grading.models import Submission
 from grading.results import result_internal_error, result_is_internal_error, result_of
 from grading.sandboxes import grading_sandbox
@@ -52,6 +53,7 @@ def submission_claim(submission_id: int) -> tuple[Claim, int]:
     now = timezone.now()
     stale = now - timedelta(seconds=settings.SUBMISSION_STALE_AFTER_S)
     claimable = Q(status=Submission.Status.QUEUED) | Q(status=Submission.Status.RUNNING, started_at__lt=stale)
+    claimable |= Q(status=Submission.Status.MEASURING, measure_again_at__lte=now)  # its one measure-again is due
     taken = Submission.objects.filter(claimable, id=submission_id).update(
         status=Submission.Status.RUNNING, started_at=now, attempts=F("attempts") + 1
     )
@@ -74,7 +76,7 @@ def submission_grade(*, submission_id: int, final_attempt: bool = True) -> Claim
     log.info("grading (attempt %s)", attempt)
     try:
         spec = exercise_version_spec(submission.exercise_version)
-        result = result_of(grade(spec, submission.code, grading_sandbox()))
+        result = result_of(grade(spec, submission.code, grading_sandbox(), attempt=attempt_for(submission)))
     except SandboxUnavailable as error:
         if not final_attempt:
             _release(submission_id, attempt)
@@ -86,6 +88,8 @@ def submission_grade(*, submission_id: int, final_attempt: bool = True) -> Claim
     if result_is_internal_error(result) and not final_attempt:
         _release(submission_id, attempt)
         raise GradingRetry(f"submission {submission_id}: {result.get('notes')}")
+    if result.get("unsettled") and measure_again_later(submission_id, result, attempt=attempt):
+        return claim  # stored as MEASURING, counted nowhere; its last attempt comes later
     _store(submission_id, result, attempt=attempt)
     return claim
 

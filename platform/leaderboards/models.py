@@ -27,6 +27,9 @@ class Entry(models.Model):
         "leaderboards.Verification", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     verified_at = models.DateTimeField(null=True, blank=True)
+    # Set when a re-measurement of the entry's code did not accept it (wrong, too slow, crashed):
+    # the entry is off the ranking until a grading of the student replaces it (entry_record).
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["exercise", "user"], name="one_entry_per_student_exercise")]
@@ -35,9 +38,9 @@ class Entry(models.Model):
             # The board, in its order; it covers the rank histogram and interval ends too, so
             # those read the index alone.
             models.Index(
-                fields=["exercise_version", "-score", "ratio_low", "ratio", "id"],
+                fields=["exercise_version", "-score", "ratio_low", "ratio", "achieved_at"],
                 name="board_order",
-                include=["user_id", "ratio_high"],
+                include=["user_id", "ratio_high", "withdrawn_at"],
             ),
             # A course's board: its few hundred students' entries, probed by user.
             models.Index(fields=["user", "exercise_version"], name="entry_user"),

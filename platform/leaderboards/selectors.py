@@ -13,31 +13,37 @@ page, not with the number of entries or submissions.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import connection
-from django.db.models import Count, F, Q, QuerySet, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import CharField, Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import MD5, Cast, Coalesce, Concat
+from django.utils.crypto import salted_hmac
 
 from accounts.models import User
 from catalog.models import Exercise
-from courses.models import Course, ItemScore
+from courses.models import Course, ItemScore, Membership
 from courses.selectors import student_ids
+from grader.host.performance import ratio_text
 from leaderboards.board_cache import ranking_get, ranking_set
 from leaderboards.models import FULL_SCORE, Entry, Verification
 
 PAGE_SIZE = 50
-BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "id")
+# Ties end with when the best came in, then a salt of the board's own: never the user id or
+# the entry's id, which follow sign-up and roster order and would line pseudonyms up with
+# names (issue 24).
+BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "achieved_at")
 ROW_FIELDS = (
     "user_id",
     "score",
     "ratio",
     "ratio_low",
     "ratio_high",
-    "user__pseudonym",
+    "board_name",
     "user__username",
     "user__first_name",
     "user__last_name",
@@ -76,15 +82,15 @@ class Row:
 
     @property
     def ratio_text(self) -> str:
-        return "" if self.ratio is None else f"{self.ratio:.2f}"
+        return ratio_text(self.ratio)
 
     @property
     def low_text(self) -> str:
-        return "" if self.low is None else f"{self.low:.2f}"
+        return ratio_text(self.low)
 
     @property
     def high_text(self) -> str:
-        return "" if self.high is None else f"{self.high:.2f}"
+        return ratio_text(self.high)
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,7 @@ class Board:
     you: Row | None
     your_page: int | None
     verified: VerifiedTop | None = None
+    you_withdrawn: bool = False  # the viewer's entry is off the ranking (a re-measurement failed it)
 
 
 class Ranking:
@@ -147,6 +154,26 @@ class Ranking:
         if score >= FULL_SCORE and low is not None:
             ahead += bisect.bisect_left(self.lows, low)
         return ahead
+
+
+def board_salt(board: str) -> str:
+    """A secret per board (derived from SECRET_KEY): orders its remaining ties, the same on
+    every read, unrelated to anyone's id, and different from one board to the next."""
+    return salted_hmac("graphdojo.leaderboards.tiebreak", board).hexdigest()[:16]
+
+
+def tiebreak(salt: str, user_id: int) -> str:
+    """The key a tie is ordered by; the same as the SQL of tiebreak_sql()."""
+    return hashlib.md5(f"{salt}{user_id}".encode()).hexdigest()
+
+
+def tiebreak_sql(salt: str) -> MD5:
+    return MD5(Concat(Value(salt), Cast("user_id", CharField())))
+
+
+def ranked(version_id: int | None) -> QuerySet[Entry]:
+    """The entries a board of this version ranks: not those withdrawn after a failed re-measurement."""
+    return Entry.objects.filter(exercise_version_id=version_id, withdrawn_at__isnull=True)
 
 
 def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch: int | None) -> Row:
@@ -203,11 +230,11 @@ def site_ranking(version_id: int, viewer: User) -> Ranking:
     ranking = ranking_get(version_id)
     if ranking is None:
         hidden = User.objects.filter(hide_from_public_boards=True).values("id")
-        ranking = _ranking(Entry.objects.filter(exercise_version_id=version_id).exclude(user_id__in=hidden))
+        ranking = _ranking(ranked(version_id).exclude(user_id__in=hidden))
         ranking_set(version_id, ranking)
     if viewer.hide_from_public_boards:  # they see themselves on the board the others do not
         mine = (
-            Entry.objects.filter(exercise_version_id=version_id, user_id=viewer.id)
+            ranked(version_id).filter(user_id=viewer.id)
             .values_list("score", "ratio_low", "ratio_high")
             .first()
         )
@@ -219,6 +246,7 @@ def site_ranking(version_id: int, viewer: User) -> Ranking:
 def _board(
     entries: QuerySet[Entry],
     *,
+    salt: str,
     viewer: User,
     page: int,
     real_names: bool,
@@ -238,10 +266,9 @@ def _board(
         else None
     )
     batch = latest[0] if latest else None
-    rows = [
-        _row(v, ranking, viewer, real_names, batch)
-        for v in entries.order_by(*BOARD_ORDER).values_list(*ROW_FIELDS)[start : start + PAGE_SIZE]
-    ]
+    ordered = entries.order_by(*BOARD_ORDER, tiebreak_sql(salt))
+    page_values = ordered.values_list(*ROW_FIELDS)[start : start + PAGE_SIZE]
+    rows = [_row(v, ranking, viewer, real_names, batch) for v in page_values]
     you = next((r for r in rows if r.is_you), None)
     your_page = page if you else None
     if you is None:
@@ -258,34 +285,60 @@ def _board(
 def exercise_board(
     exercise: Exercise, *, viewer: User, page: int = 1, course: Course | None = None, real_names: bool = False
 ) -> Board:
-    """The exercise's board, site-wide (without those who hide) or among a course's students."""
-    entries = Entry.objects.filter(exercise_version_id=exercise.current_version_id)
+    """The exercise's board, site-wide (without those who hide) or among a course's students
+    (under their names in that course)."""
+    entries = ranked(exercise.current_version_id)
     version_id = exercise.current_version_id
     ranking = None
     if course is None:
         # Few hide, so excluding their ids keeps the board's index usable (a join would not).
         hidden = User.objects.filter(hide_from_public_boards=True).exclude(id=viewer.id).values("id")
-        entries = entries.exclude(user_id__in=hidden)
+        entries = entries.exclude(user_id__in=hidden).annotate(board_name=F("user__pseudonym"))
         ranking = site_ranking(version_id, viewer) if version_id is not None else None
+        salt = board_salt(f"exercise:{exercise.pk}")
     else:
-        entries = entries.filter(user_id__in=student_ids(course))
-    return _board(entries, viewer=viewer, page=page, real_names=real_names, version_id=version_id, ranking=ranking)
+        entries = entries.filter(user_id__in=student_ids(course)).annotate(
+            board_name=Subquery(
+                Membership.objects.filter(course=course, user_id=OuterRef("user_id")).values("pseudonym")[:1]
+            )
+        )
+        salt = board_salt(f"course:{course.pk}:exercise:{exercise.pk}")
+    board = _board(
+        entries, salt=salt, viewer=viewer, page=page, real_names=real_names, version_id=version_id, ranking=ranking
+    )
+    board.you_withdrawn = board.you is None and Entry.objects.filter(
+        exercise_version_id=version_id, user_id=viewer.id, withdrawn_at__isnull=False
+    ).exists()
+    return board
 
 
 def course_board(course: Course, *, viewer: User, page: int = 1, real_names: bool = False) -> Board:
     """Students by total points over the course's items; equal totals share a rank."""
-    totals = dict(
-        ItemScore.objects.filter(item__assignment__course=course)
+    totals: dict[int, tuple[float, datetime | None]] = {
+        user_id: (total or 0.0, reached)
+        for user_id, total, reached in ItemScore.objects.filter(item__assignment__course=course)
         .values_list("user_id")
-        .annotate(total=Sum(Coalesce("override_points", "points")))
+        .annotate(
+            total=Sum(Coalesce("override_points", "points")),
+            # When the counted work came in (a quiz or interview: when it was recorded).
+            reached=Max(Coalesce("submission__created_at", "updated_at")),
+        )
+        .values_list("user_id", "total", "reached")
         .order_by()
+    }
+    students = course.memberships.filter(role=Membership.Role.STUDENT).values_list(
+        "user_id", "pseudonym", "user__username", "user__first_name", "user__last_name"
     )
-    students = User.objects.filter(id__in=student_ids(course)).values_list(
-        "id", "pseudonym", "username", "first_name", "last_name"
-    )
+    salt = board_salt(f"course:{course.pk}")
+    never = datetime.max.replace(tzinfo=UTC)
+
+    def standing(uid: int) -> tuple[float, datetime]:
+        total, reached = totals.get(uid, (0.0, None))
+        return total, reached or never
+
     raw = sorted(
-        ((uid, totals.get(uid) or 0.0, None, None, None, p, u, f, la) for uid, p, u, f, la in students),
-        key=lambda r: (-r[1], r[0]),
+        ((uid, standing(uid)[0], None, None, None, p, u, f, la) for uid, p, u, f, la in students),
+        key=lambda r: (-r[1], standing(r[0])[1], tiebreak(salt, r[0])),
     )
     histogram: dict[float, int] = {}
     for r in raw:

@@ -32,8 +32,11 @@ def _better(score: float, ratio: float | None, than: Entry) -> bool:
 
 
 def entry_record(submission: Submission) -> None:
-    """Keep the student's best grading of this exercise. Identical code graded again is the
-    same entry (its noise is not re-rolled); a regrade of the entry's own submission replaces it."""
+    """Keep the student's best code for this exercise, with the numbers of its latest accepted
+    grading (a stored verdict: GRADED, neither FAILED nor measuring again). The same code graded
+    again replaces the entry's numbers whatever they are (the latest, never the luckiest of
+    several); other code replaces it when it is better; any grading replaces an entry withdrawn
+    from the ranking (its code failed a re-measurement)."""
     version = submission.exercise_version
     score = submission.score or 0.0
     perf = overall_ratio(submission.result) if score >= FULL_SCORE else None
@@ -51,6 +54,7 @@ def entry_record(submission: Submission) -> None:
         # New code has not been re-measured with the rest of the top.
         verification_id=None,
         verified_at=None,
+        withdrawn_at=None,  # graded again: back on the ranking
     )
     Entry.objects.bulk_create(
         [Entry(user_id=submission.user_id, exercise_id=version.exercise_id, **fields)], ignore_conflicts=True
@@ -67,8 +71,10 @@ def entry_record(submission: Submission) -> None:
         replace = True  # just created, or its own regrade
     elif entry.exercise_version_id != version.id:
         replace = version.number > entry.exercise_version.number  # a newer version supersedes
+    elif entry.withdrawn_at is not None:
+        replace = True  # its code has no honest measurement any more
     elif entry.code_digest == digest:
-        replace = False  # the same code again: the same entry
+        replace = True  # the same code again: its latest measurement, not its luckiest
     else:
         replace = _better(score, ratio, entry)
     if replace:

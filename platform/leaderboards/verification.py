@@ -9,9 +9,10 @@ sandbox and one seed (grader.host.remeasure), alternating the first round's dire
 one batch to the next, and stores the new ratios and intervals in one transaction. The board
 then ranks them with the usual rule: overlapping intervals share a rank.
 
-Only the re-measurement is new: correctness is not judged again for the board (an entry that
-is not accepted this time keeps its numbers, and the batch records what happened), no
-submission is stored, and the student's attempts do not change.
+No submission is stored and the student's attempts do not change. Each grading here is a
+grading like any other (correctness included): an entry whose code is not accepted this time
+(wrong, too slow, crashed, timed out) is withdrawn from the ranking until a grading of the
+student replaces it, and the batch records what happened.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ BOARD_ORDER = (F("ratio_low").asc(), F("ratio").asc(), "id")  # among full score
 def timed(version_id: int):
     """The board's timed full scores in board order (hidden students too: course boards show them)."""
     return Entry.objects.filter(
-        exercise_version_id=version_id, score__gte=FULL_SCORE, ratio_low__isnull=False
+        exercise_version_id=version_id, score__gte=FULL_SCORE, ratio_low__isnull=False, withdrawn_at__isnull=True
     ).order_by(*BOARD_ORDER)
 
 
@@ -192,6 +193,7 @@ def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured]
             graded.exercise_version_id,
         )
         stored = unchanged and m.ratio is not None
+        withdrawn = unchanged and not stored  # not accepted this time: off the ranking
         rows.append(
             {
                 "entry": graded.id,
@@ -202,6 +204,7 @@ def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured]
                 "after": list(m.ratio) if m.ratio else None,
                 "rounds": [list(r) if r else None for r in m.rounds],
                 "stored": stored,
+                "withdrawn": withdrawn,
                 "started_s": m.started_s,
                 "wall_s": m.wall_s,
             }
@@ -210,6 +213,10 @@ def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured]
             entry.ratio, entry.ratio_low, entry.ratio_high = m.ratio
             entry.verification_id, entry.verified_at = batch.id, now
             entry.save(update_fields=["ratio", "ratio_low", "ratio_high", "verification", "verified_at"])
+        elif withdrawn and entry is not None:
+            log.warning("entry %s withdrawn from the ranking: re-measured %s", entry.id, m.verdict)
+            entry.withdrawn_at = now
+            entry.save(update_fields=["withdrawn_at"])
     Verification.objects.filter(id=batch.id).update(
         status=Verification.Status.DONE, finished_at=now, seed=seed, reversed_order=reverse, candidates=rows
     )

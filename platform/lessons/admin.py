@@ -22,4 +22,5 @@ class LessonProgressAdmin(admin.ModelAdmin):
 
 @admin.register(PlaygroundRun)
 class PlaygroundRunAdmin(admin.ModelAdmin):
-    list_display = ("user", "kind", "created_at", "status", "wall_s")
+    list_display = ("user", "kind", "state", "created_at", "status", "wall_s")
+    list_filter = ("kind", "state", "failure")

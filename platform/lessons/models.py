@@ -3,6 +3,7 @@ playground runs (kept to enforce the per-user rate limit)."""
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from catalog.languages import chinese
 
@@ -73,15 +74,45 @@ class LessonProgress(models.Model):
 
 
 class PlaygroundRun(models.Model):
+    """One run of a visitor's program (the playground, a lesson's code block) or of a compile-flow
+    rerun. The web request only stores it QUEUED; a Celery worker runs it in the grading sandbox
+    (``lessons.runs``) and stores the result here, which the page polls. Rows also count towards
+    the per-user rate limit."""
+
     class Kind(models.TextChoices):
         PROGRAM = "program"
         COMPILE_FLOW = "flow"
 
+    class State(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Could not run")
+
+    class Failure(models.TextChoices):
+        """Why a FAILED run has no result: what the page tells the visitor."""
+        UNAVAILABLE = "unavailable"  # the sandbox stayed unavailable through every retry
+        LATE = "late"                # no result by the deadline (task lost, worker gone)
+        INTERNAL = "internal"        # a bug of ours
+
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="playground_runs")
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.PROGRAM)
+    code = models.TextField(blank=True, help_text="the program (or graph program) as the visitor sent it")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED, db_index=True)
+    failure = models.CharField(max_length=12, choices=Failure.choices, blank=True)
+    result = models.JSONField(null=True, blank=True, help_text="RunResult.to_dict(), or the compile flow")
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    status = models.CharField(max_length=20, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=20, blank=True, help_text="the sandbox's status, for operators")
     wall_s = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} run {self.pk} by {self.user_id} ({self.state})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in (self.State.DONE, self.State.FAILED)

@@ -1,10 +1,11 @@
-"""Writing lessons: syncing exercises/lessons/, progress, the lesson quiz, and rate-limited sandbox runs."""
+"""Writing lessons: syncing exercises/lessons/, progress, the lesson quiz, and queueing rate-limited
+sandbox runs (a worker runs them: lessons.runs)."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -13,13 +14,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from grader.host import RunResult, run_compile_flow, run_program
+from grader.host.playground import MAX_CODE_BYTES as MAX_PROGRAM_BYTES
 from grader.lessons import Lesson as LessonSpec
 from grader.lessons import check_lessons
-from grading.sandboxes import grading_sandbox
 from lessons.models import Lesson, LessonProgress, LessonVersion, PlaygroundRun
+from lessons.tasks import run_playground
 from quizzes.models import Question, QuizAttempt
 from quizzes.services import _attempt_create  # the quiz app's one way to snapshot questions into an attempt
+
+log = logging.getLogger(__name__)
 
 # Each user may start this many sandbox runs (playground and compile flow together) per window.
 RUNS_PER_WINDOW = getattr(settings, "LESSONS_PLAYGROUND_RUNS", 10)
@@ -104,8 +107,9 @@ class RateLimited(Exception):
 
 
 @transaction.atomic
-def _claim_run(user: User, kind: str) -> PlaygroundRun:
-    """Count the user's recent runs under a lock on the user row, so two tabs cannot both slip in."""
+def _claim_run(user: User, kind: str, code: str) -> PlaygroundRun:
+    """Count the user's recent runs under a lock on the user row, so two tabs cannot both slip in;
+    store the new run QUEUED and send it to a worker once the row is committed."""
     User.objects.select_for_update().filter(pk=user.pk).first()
     since = timezone.now() - timedelta(seconds=WINDOW_S)
     recent = list(PlaygroundRun.objects.filter(user=user, created_at__gte=since)
@@ -113,29 +117,38 @@ def _claim_run(user: User, kind: str) -> PlaygroundRun:
     if len(recent) >= RUNS_PER_WINDOW:
         oldest = recent[len(recent) - RUNS_PER_WINDOW]
         raise RateLimited(max(1, int((oldest + timedelta(seconds=WINDOW_S) - timezone.now()).total_seconds()) + 1))
-    return PlaygroundRun.objects.create(user=user, kind=kind)
+    run = PlaygroundRun.objects.create(user=user, kind=kind, code=code)
+    transaction.on_commit(lambda: run_playground.delay(run.id))
+    return run
 
 
-def playground_run(*, user: User, code: str) -> RunResult:
-    """Run (not grade) ``code`` in the grading sandbox, counted against the user's rate limit."""
+def playground_run_start(*, user: User, code: str) -> PlaygroundRun:
+    """Queue ``code`` to run (not be graded) in the grading sandbox, counted against the user's rate limit."""
     if not code.strip():
         raise ValidationError(_("There is no program to run."))
-    if len(code.encode("utf-8", "surrogatepass")) > 16 * 1024:
+    if len(code.encode("utf-8", "surrogatepass")) > MAX_PROGRAM_BYTES:
         raise ValidationError(_("The playground runs programs of at most 16 KB."))
-    run = _claim_run(user, PlaygroundRun.Kind.PROGRAM)
-    result = run_program(code, grading_sandbox())  # the playground runs where grading runs
-    PlaygroundRun.objects.filter(pk=run.pk).update(status=result.status, wall_s=result.wall_s)
-    return result
+    return _claim_run(user, PlaygroundRun.Kind.PROGRAM, code)
 
 
-def compile_flow_run(*, user: User, source: str) -> dict[str, Any]:
-    """Build and compile a student's small graph program in the sandbox; the plan after every pass."""
+def compile_flow_start(*, user: User, source: str) -> PlaygroundRun:
+    """Queue a student's small graph program to be built and compiled in the sandbox."""
     if not source.strip():
         raise ValidationError(_("There is no program to compile."))
     if len(source.encode("utf-8", "surrogatepass")) > 8 * 1024:
         raise ValidationError(_("The graph program may be at most 8 KB."))
-    run = _claim_run(user, PlaygroundRun.Kind.COMPILE_FLOW)
-    result = run_compile_flow(source, grading_sandbox())
-    PlaygroundRun.objects.filter(pk=run.pk).update(status="ok" if result.get("ok") else "error")
-    return result
+    return _claim_run(user, PlaygroundRun.Kind.COMPILE_FLOW, source)
 
+
+def playground_run_give_up_if_late(run: PlaygroundRun) -> PlaygroundRun:
+    """End a run still waiting LESSONS_PLAYGROUND_DEADLINE_S after it was asked for (its task lost
+    with a broker, a worker gone), so that its page stops waiting."""
+    deadline = timezone.now() - timedelta(seconds=settings.LESSONS_PLAYGROUND_DEADLINE_S)
+    late = PlaygroundRun.objects.filter(
+        id=run.id, state__in=(PlaygroundRun.State.QUEUED, PlaygroundRun.State.RUNNING), created_at__lt=deadline,
+    ).update(state=PlaygroundRun.State.FAILED, failure=PlaygroundRun.Failure.LATE, finished_at=timezone.now())
+    if late:
+        log.warning("playground run %s: no result within %s s; given up", run.id,
+                    settings.LESSONS_PLAYGROUND_DEADLINE_S)
+        run.refresh_from_db()
+    return run

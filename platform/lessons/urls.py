@@ -10,6 +10,7 @@ urlpatterns = [
     path("playground/", views.playground, name="playground"),
     path("playground/run/", views.playground_run_view, name="playground_run"),
     path("compile-flow/", views.compile_flow_view, name="compile_flow"),
+    path("runs/<int:pk>/", views.run_status_view, name="run_status"),
     path("<slug:slug>/", views.lesson_detail, name="detail"),
     path("<slug:slug>/read/", views.lesson_read_view, name="read"),
     path("<slug:slug>/quiz/", views.lesson_quiz_view, name="quiz"),

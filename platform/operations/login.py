@@ -1,4 +1,11 @@
-"""Login with a brake: after repeated failures for one name from one address, refuse for a while.
+"""Login with a brake: repeated failures refuse further tries for a while, counted three ways
+(issue 24): one name from one address, one account from anywhere (an attacker with many
+addresses), and one address against any name (one address spraying a common password).
+
+The name is counted as Django reads it: the login form applies NFKC, so ``ｓｔｕｄｅｎｔ``
+(full-width) is the account ``student`` and must share its count; case is folded as well, so
+the brake is, if anything, stricter than the lookup. The admin has no login form of its own:
+``/admin/login/`` sends the browser here (config/urls.py).
 
 The failures are counted in the cache (Redis). When it does not answer, the brake lets the
 try through rather than failing every login: a password hash still costs each guess a
@@ -6,20 +13,52 @@ fraction of a second, and a site nobody can log in to is the worse outage.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import unicodedata
 
 from django.conf import settings
 from django.contrib.auth.views import LoginView
 from django.core.cache import cache
+from django.http import HttpRequest
 from django.utils.translation import gettext as _
 
 from grading.best_effort_cache import quietly
 
 
-def _failures_key(request) -> str:
-    username = request.POST.get("username", "").strip().lower()
-    who = f"{username}|{request.META.get('REMOTE_ADDR', '')}"
-    return "login-failures:" + hashlib.sha256(who.encode()).hexdigest()[:32]
+def login_name(raw: str) -> str:
+    """The name as the login form and the user model read it (NFKC), case folded."""
+    return unicodedata.normalize("NFKC", raw).strip().casefold()
+
+
+def client_address(request: HttpRequest) -> str:
+    """Who is logging in. Behind the deployment's proxy every connection comes from the proxy,
+    and one address-wide count would brake the whole site: there the proxy's own entry, the
+    last of X-Forwarded-For, names the client (what a client wrote there itself comes before it)."""
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if settings.BEHIND_TLS_PROXY and forwarded:
+        return forwarded.rsplit(",", 1)[-1].strip()
+    return request.META.get("REMOTE_ADDR", "")
+
+
+def _key(kind: str, value: str) -> str:
+    return f"login-failures:{kind}:" + hashlib.sha256(value.encode()).hexdigest()[:32]
+
+
+def brake_counters(request: HttpRequest) -> list[tuple[str, int]]:
+    """(cache key, failures allowed) of every count a login attempt is braked by."""
+    name, address = login_name(request.POST.get("username", "")), client_address(request)
+    return [
+        (_key("name-address", f"{name}|{address}"), settings.LOGIN_FAILURES_ALLOWED),
+        (_key("account", name), settings.LOGIN_ACCOUNT_FAILURES_ALLOWED),
+        (_key("address", address), settings.LOGIN_ADDRESS_FAILURES_ALLOWED),
+    ]
+
+
+def login_braked(request: HttpRequest) -> bool:
+    counters = brake_counters(request)
+    counts = quietly(lambda: cache.get_many([key for key, _allowed in counters]), default={}, what="login brake")
+    return any(counts.get(key, 0) >= allowed for key, allowed in counters)
 
 
 def _count_failure(key: str) -> None:
@@ -30,12 +69,23 @@ def _count_failure(key: str) -> None:
         cache.set(key, 1, settings.LOGIN_THROTTLE_S)
 
 
+def login_failed(request: HttpRequest) -> None:
+    for key, _allowed in brake_counters(request):
+        quietly(functools.partial(_count_failure, key), what="login brake")
+
+
+def login_succeeded(request: HttpRequest) -> None:
+    """Forget this name's failures from this address; the account's and the address's counts
+    run out on their own (a success must not wipe the count of an attack from elsewhere)."""
+    key, _allowed = brake_counters(request)[0]
+    quietly(lambda: cache.delete(key), what="login brake")
+
+
 class ThrottledLoginView(LoginView):
-    """Django's login; LOGIN_FAILURES_ALLOWED failures in LOGIN_THROTTLE_S refuse the next tries."""
+    """Django's login, braked (see the module's docstring)."""
 
     def post(self, request, *args, **kwargs):
-        key = _failures_key(request)
-        if quietly(lambda: cache.get(key, 0), default=0, what="login brake") >= settings.LOGIN_FAILURES_ALLOWED:
+        if login_braked(request):
             form = self.get_form()
             minutes = max(1, settings.LOGIN_THROTTLE_S // 60)
             message = _("Too many failed logins for this name. Try again in %(minutes)s minutes.") % {
@@ -43,7 +93,7 @@ class ThrottledLoginView(LoginView):
             return self.render_to_response(self.get_context_data(form=form, throttled=message), status=429)
         response = super().post(request, *args, **kwargs)
         if response.status_code == 200:  # the form came back: wrong name or password
-            quietly(lambda: _count_failure(key), what="login brake")
+            login_failed(request)
         else:
-            quietly(lambda: cache.delete(key), what="login brake")
+            login_succeeded(request)
         return response

@@ -69,7 +69,8 @@ def grading_snapshot() -> GradingSnapshot:
     return GradingSnapshot(
         queue_lengths=queue_lengths(),
         workers=workers,
-        by_status=dict(Counter(rows.filter(status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING])
+        by_status=dict(Counter(rows.filter(status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING,
+                                                       Submission.Status.MEASURING])
                                .values_list("status", flat=True))),
         stuck=rows.filter(status=Submission.Status.RUNNING,
                           started_at__lt=now - timedelta(seconds=settings.SUBMISSION_STALE_AFTER_S)).count(),
@@ -97,7 +98,7 @@ def prometheus_text(snapshot: GradingSnapshot) -> str:
         metric("graphdojo_workers_online", "gauge", "Grading workers consuming each queue.",
                [(f'{{queue="{q}"}}', len(names)) for q, names in snapshot.workers.items()])
     metric("graphdojo_submissions", "gauge", "Submissions waiting or being graded.",
-           [(f'{{status="{s}"}}', snapshot.by_status.get(s, 0)) for s in ("queued", "running")])
+           [(f'{{status="{s}"}}', snapshot.by_status.get(s, 0)) for s in ("queued", "running", "measuring")])
     metric("graphdojo_submissions_stuck", "gauge", "RUNNING longer than the stale time.", [("", snapshot.stuck)])
     metric("graphdojo_gradings_per_minute", "gauge", "Verdicts stored a minute, last 10 minutes.",
            [("", snapshot.gradings_per_minute)])

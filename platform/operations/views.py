@@ -1,6 +1,9 @@
+import hmac
+
+from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.db import connection
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
@@ -18,9 +21,23 @@ def healthz(request) -> HttpResponse:
     return HttpResponse("ok\n", content_type="text/plain")
 
 
+def metrics_allowed(request: HttpRequest) -> bool:
+    """The scraper's bearer token (METRICS_TOKEN), compared in constant time, or a staff login."""
+    scheme, _sep, presented = request.headers.get("Authorization", "").partition(" ")
+    token = settings.METRICS_TOKEN
+    if token and scheme.lower() == "bearer" and hmac.compare_digest(presented.strip().encode(), token.encode()):
+        return True
+    return bool(request.user.is_authenticated and request.user.is_staff)
+
+
 @never_cache
 def metrics(request) -> HttpResponse:
-    """Prometheus scrapes this from inside the deployment (publish it to nobody else)."""
+    """Prometheus scrapes this with METRICS_TOKEN as its bearer token; staff may read it logged in."""
+    if not metrics_allowed(request):
+        refused = HttpResponse("metrics: a bearer token or a staff login is needed\n", status=401,
+                               content_type="text/plain")
+        refused["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return refused
     return HttpResponse(prometheus_text(grading_snapshot()), content_type="text/plain; version=0.0.4")
 
 

@@ -27,6 +27,7 @@ from django.utils.translation import get_language, gettext, gettext_noop, ngette
 from django.utils.translation import gettext_lazy as _
 
 from grader.contract import is_localized, is_message
+from grader.host.performance import ratio_text
 
 # message id -> its text with %(name)s parameters (the judge's ids and parameter names).
 CATALOGUE: dict[str, str] = {
@@ -46,6 +47,11 @@ CATALOGUE: dict[str, str] = {
     "not_run.syntax_error": gettext_noop("not run: your code has a syntax error"),
     "not_run.load_error": gettext_noop("not run: your code raised an error while loading"),
     "not_run.stopped": gettext_noop("not run: %(reason)s"),
+    # An exercise's rules: %(api)s is the refused name, %(reason)s the exercise's own words.
+    "rules.refused": gettext_noop(
+        "not run: your code uses %(api)s (line %(line)s), which this exercise does not allow: %(reason)s"),
+    "rules.refused_import": gettext_noop(
+        "your code imported %(api)s, which this exercise does not allow: %(reason)s"),
     "stop.budget_used": gettext_noop("the time limit was used up by earlier checks"),
     "stop.no_answer": gettext_noop("no answer within %(seconds)s (time limit)"),
     "stop.cpu_limit": gettext_noop("CPU time limit reached (%(seconds)s)"),
@@ -167,6 +173,9 @@ def in_language(text: dict[str, Any]) -> str:
     ))
 
 
+_RATIOS = frozenset({"ratio", "low", "high"})
+
+
 def _shown(name: str, value: Any) -> Any:
     """A parameter as the message shows it: a check's own words in the reader's language,
     a message of its own worded from the catalogue, durations in words, a baseline by its
@@ -184,7 +193,9 @@ def _shown(name: str, value: Any) -> Any:
             pass
     if name in _PROSE:
         return conditional_escape(str(value))  # English prose stored before format 4: as written
-    if isinstance(value, float):
+    if name in _RATIOS and isinstance(value, int | float) and ratio_text(float(value)):
+        value = ratio_text(float(value))  # as the page's numbers and the boards print a ratio
+    elif isinstance(value, float):
         value = f"{value:.3g}"
     return format_html("<code>{}</code>", value)
 

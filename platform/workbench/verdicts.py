@@ -19,6 +19,7 @@ from typing import Any
 from django.utils.translation import get_language, gettext, ngettext
 
 from grader.contract import NOT_LOADED
+from grader.host.performance import interval_text, overall_ratio, ratio_text
 from workbench.messages import VERDICT_NAMES, duration, render
 
 Titles = Mapping[str, Mapping[str, str]]  # check name -> {language: title}
@@ -73,6 +74,18 @@ class PerfCase:
         }
 
     @property
+    def ratio_text(self) -> str:
+        return ratio_text(self.ratio)
+
+    @property
+    def low_text(self) -> str:
+        return ratio_text(self.low)
+
+    @property
+    def high_text(self) -> str:
+        return ratio_text(self.high)
+
+    @property
     def student_time(self) -> str:
         return duration(self.student_s) if self.student_s is not None else "–"
 
@@ -94,6 +107,8 @@ class VerdictView:
     perf: list[PerfCase]
     error_lines: list[dict[str, Any]]
     notes: list[str]
+    # The number a board shows for this grading (full scores only), printed as the board prints it.
+    board_speed: str = ""
 
 
 def _title(name: str, row_title: Any, titles: Titles) -> str:
@@ -175,7 +190,15 @@ def verdict_view(result: dict[str, Any], titles: Titles | None = None) -> Verdic
         perf=perf,
         error_lines=error_lines(result),
         notes=[n for n in notes if not stopped or n != stopped],
+        board_speed=_board_speed(result),
     )
+
+
+def _board_speed(result: dict[str, Any]) -> str:
+    """What leaderboards.services.entry_record stores for this grading, in the board's format."""
+    score = result.get("score")
+    overall = overall_ratio(result) if isinstance(score, int | float) and score >= 1 - 1e-9 else None
+    return interval_text(*overall) if overall else ""
 
 
 def _stopped(kind: str, rows: list[dict[str, Any]]) -> tuple[str | None, int | None]:

@@ -1,5 +1,8 @@
 """Every lesson in a real Chromium: its page in English and Chinese, its first runnable block
-run in the sandbox, and its visualisation stepped, checking what changed on the page."""
+run in the sandbox (queued by the web process, run by a real Celery worker), and its
+visualisation stepped, checking what changed on the page; the playground likewise. Set
+GRAPHDOJO_SCREENSHOTS=<dir> to keep screenshots of the playground at 1280 and 390 px."""
+import os
 import re
 from pathlib import Path
 
@@ -17,13 +20,14 @@ LESSONS = load_lessons(ROOT / "exercises").lessons
 
 
 @pytest.fixture
-def lessons(transactional_db, content_dir, settings, requires, make_user, live_server, page):
+def signed_in(transactional_db, content_dir, settings, make_user, live_server, page):
     """Lessons and quiz banks loaded, and the browser signed in as a student (by session cookie:
-    the login form has its own journey test)."""
+    the login form has its own journey test). The web process has no sandbox, as in the compose
+    stack where the web container has no Docker socket: runs must go through a worker."""
     from django.test import Client
 
-    backend_sandbox("local", requires)
-    settings.SANDBOX_BACKEND = "local"   # the playground runs where grading runs: here, bubblewrap
+    settings.SANDBOX_BACKEND = "docker"
+    settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"
     settings.CONTENT_DIR = content_dir
     assert not quiz_content_sync(content_dir).errors
     assert not lessons_sync(content_dir).errors
@@ -31,6 +35,15 @@ def lessons(transactional_db, content_dir, settings, requires, make_user, live_s
     client.force_login(make_user("ada"))
     session = client.cookies[settings.SESSION_COOKIE_NAME].value
     page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}])
+
+
+@pytest.fixture
+def lessons(signed_in, requires, monkeypatch, request):
+    """Signed in, with a real Celery worker that runs playground runs where grading runs: here,
+    bubblewrap (the environment is read when the worker starts)."""
+    backend_sandbox("local", requires)
+    monkeypatch.setenv("SANDBOX_BACKEND", "local")
+    return request.getfixturevalue("celery_worker_process")
 
 
 def step_static_vs_dynamic(page: Page) -> None:
@@ -78,11 +91,11 @@ def step_compile_flow(page: Page) -> None:
     expect(viz.locator(".flow-counts tr.selected td").first).to_have_text("dead code")
     viz.locator("textarea").fill('x = g.placeholder((4, 4), name="x")\ny = F.relu(x) * 2.0 + 1.0\noutputs = [y]\n')
     viz.get_by_role("button", name="Rerun the passes").click()
-    expect(viz.locator(".run-state")).to_have_text("Compiled. Step through the passes above.", timeout=30_000)
+    expect(viz.locator(".run-state")).to_have_text("Compiled. Step through the passes above.", timeout=60_000)
     expect(viz.locator(".flow-counts tbody tr").last.locator("td").nth(2)).to_have_text("1")   # one fused kernel
     viz.locator("textarea").fill("outputs = [undefined_name]\n")
     viz.get_by_role("button", name="Rerun the passes").click()
-    expect(viz.locator(".run-state")).to_contain_text("NameError (line 1)", timeout=30_000)
+    expect(viz.locator(".run-state")).to_contain_text("NameError (line 1)", timeout=60_000)
 
 
 def step_radar_and_guide(page: Page) -> None:
@@ -117,7 +130,7 @@ def test_lesson_page(lesson, lessons, live_server, page):
         block = page.locator("figure.runnable").first
         block.get_by_role("button", name="Run").click()
         output = block.locator(".run-output")
-        expect(output).to_be_visible(timeout=30_000)
+        expect(output).to_be_visible(timeout=60_000)   # queued, then run by the worker
         if runnable[0].output is not None:
             expect(output).to_have_text(runnable[0].output.rstrip("\n"))
         expect(block.locator(".run-state")).to_have_text(re.compile(r"^finished in \d+\.\d\d s$"))
@@ -130,15 +143,61 @@ def test_lesson_page(lesson, lessons, live_server, page):
     assert not errors, errors
 
 
-def test_the_playground_shows_output_errors_and_the_rate_limit(lessons, live_server, page, monkeypatch):
-    monkeypatch.setattr("lessons.services.RUNS_PER_WINDOW", 2)
+def test_the_playground_runs_through_a_worker_and_shows_output_errors_and_the_rate_limit(
+    lessons, live_server, page, monkeypatch
+):
+    from lessons.models import PlaygroundRun
+
+    monkeypatch.setattr("lessons.services.RUNS_PER_WINDOW", 3)
     page.goto(f"{live_server.url}/lessons/playground/")
     form = page.locator("#playground")
-    form.locator("textarea").fill("print('hello from the sandbox')\nraise SystemExit(3)\n")
+    form.get_by_role("button", name="Run").click()   # the example program, as the page offers it
+    expect(form.locator(".run-bar")).to_have_attribute("data-state", "done", timeout=60_000)
+    expect(form.locator(".run-output")).to_have_text("y = 15.0  dy/dx = 8.0")
+    expect(form.locator(".run-state")).to_have_text(re.compile(r"^finished in \d+\.\d\d s$"))
+    form.locator("textarea").fill("import os\nprint('hello from uid', os.getuid())\nraise SystemExit(3)\n")
     form.get_by_role("button", name="Run").click()
-    expect(form.locator(".run-output")).to_have_text("hello from the sandbox", timeout=30_000)
+    expect(form.locator(".run-output")).to_have_text(re.compile(r"^hello from uid [1-9]\d*\s*$"), timeout=60_000)
     expect(form.locator(".run-state")).to_have_text(re.compile(r"^exited with 3 in \d+\.\d\d s$"))
     form.get_by_role("button", name="Run").click()
-    expect(form.locator(".run-state")).to_have_text(re.compile(r"^exited with 3"), timeout=30_000)
+    expect(form.locator(".run-bar")).to_have_attribute("data-state", "done", timeout=60_000)
     form.get_by_role("button", name="Run").click()
     expect(form.locator(".run-output")).to_contain_text("You have used your runs for now. Try again in")
+    assert list(PlaygroundRun.objects.values_list("state", flat=True)) == ["done"] * 3
+
+
+@pytest.mark.parametrize(("language", "waiting"), [
+    ("en", "Queued: waiting for a free sandbox…"), ("zh-hans", "排队中：等待空闲的沙箱…"),
+])
+def test_a_run_no_worker_has_taken_says_it_is_queued(signed_in, live_server, page, language, waiting):
+    """No worker runs here: the web process queues the run and the page says so (and never runs
+    it itself: it has no sandbox)."""
+    page.goto(f"{live_server.url}/lessons/playground/")
+    if language != "en":
+        page.locator("select[name=language]").select_option(language)
+        expect(page.locator("html")).to_have_attribute("lang", re.compile("^zh"))
+    form = page.locator("#playground")
+    form.locator("button[type=submit]").click()
+    expect(form.locator(".run-bar")).to_have_attribute("data-state", "queued")
+    expect(form.locator(".run-state")).to_have_text(waiting)
+    expect(form.locator(".run-output")).to_be_hidden()
+    expect(form.locator("button[type=submit]")).to_be_disabled()
+
+
+@pytest.mark.skipif(not os.environ.get("GRAPHDOJO_SCREENSHOTS"), reason="set GRAPHDOJO_SCREENSHOTS=<dir>")
+def test_playground_screenshots(lessons, live_server, page):
+    """The playground after a run, at 1280 and 390 px, in English and Chinese."""
+    shots = os.environ["GRAPHDOJO_SCREENSHOTS"]
+    for language in ("en", "zh-hans"):
+        for width, height in ((1280, 900), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(f"{live_server.url}/lessons/playground/")
+            if language != "en":
+                page.locator("select[name=language]").select_option(language)
+                expect(page.locator("html")).to_have_attribute("lang", re.compile("^zh"))
+            form = page.locator("#playground")
+            form.locator("button[type=submit]").click()
+            expect(form.locator(".run-bar")).to_have_attribute("data-state", "done", timeout=60_000)
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 0, f"{language} at {width} px scrolls sideways by {overflow} px"
+            page.screenshot(path=f"{shots}/playground-{width}-{language}.png", full_page=True)

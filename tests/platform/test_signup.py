@@ -81,3 +81,32 @@ def test_pages_come_in_chinese(client):
     client.cookies["django_language"] = "zh-hans"
     page = client.get(reverse("accounts:signup"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "注册" in page
+
+
+def test_a_password_must_have_twelve_characters(client):
+    """OWASP ASVS 2.1.1 (level 1): at least 12 characters, no other composition rule."""
+    short = client.post(
+        reverse("accounts:signup"),
+        {"username": "kim", "email": "kim@example.org", "password1": "graphs-2027", "password2": "graphs-2027"},
+    )
+    assert short.status_code == 200 and not User.objects.filter(username="kim").exists()
+    assert "at least 12 characters" in short.content.decode()
+
+
+def test_changing_a_password_asks_for_the_current_one_and_tells_the_owner(client):
+    """ASVS 2.1.5/2.1.6: a user changes their password with the current one; 2.2.3/2.5.5: the
+    account's address is told, with the way back if it was not them."""
+    user = make.user("lin", email="lin@example.org")
+    client.force_login(user)
+    url = reverse("accounts:password_change")
+    assert url in client.get(reverse("accounts:profile")).content.decode()
+    wrong = client.post(url, {"old_password": "not-it-at-all", "new_password1": "a-new-password-77",
+                              "new_password2": "a-new-password-77"})
+    assert wrong.status_code == 200 and not mail.outbox
+    right = client.post(url, {"old_password": "a-long-password-1", "new_password1": "a-new-password-77",
+                              "new_password2": "a-new-password-77"})
+    assert right.status_code == 302
+    user.refresh_from_db()
+    assert user.check_password("a-new-password-77")
+    assert [m.to for m in mail.outbox] == [["lin@example.org"]]
+    assert "/accounts/password-reset/" in mail.outbox[0].body and "密码" in mail.outbox[0].body

@@ -2,7 +2,9 @@
 torch.compile as one graph.
 
 The probe runs inside each program: eagerly first, then through torch.compile with its default
-settings and a backend that counts graphs (a graph break shows as a second graph).
+settings (set again by the probe, whatever the program set at import) and a backend that
+counts graphs (a graph break shows as a second graph). The exercise's rules keep the
+student's code away from torch.compile and torch._dynamo, which the probe uses.
 """
 from grader.harness import check, close, fail, fn, localize, run_in, tensor
 
@@ -18,7 +20,10 @@ def probe(x, threshold):
         graphs.append(gm)
         return gm.forward
 
-    compiled = torch.compile(program.masked_stats, backend=backend)(x, threshold)
+    # torch's defaults, whatever the program set at import: with these two on, Dynamo would
+    # capture a data-dependent size in one graph, which is what the exercise is about avoiding.
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=False, capture_scalar_outputs=False):
+        compiled = torch.compile(program.masked_stats, backend=backend)(x, threshold)
     return {"eager": eager, "compiled": compiled, "graphs": len(graphs)}
 '''
 PROBE = fn("lambda *a: (lambda ns: (exec(" + repr(PROBE_SOURCE) + ", ns), ns['probe'](*a))[1])({'torch': torch})")

@@ -1,8 +1,10 @@
 """Checks for dynamic-shape-recompiles: one compiled graph serves a whole stream of batch sizes.
 
 The probe runs inside each program: it builds a counting backend (it counts the graphs
-torch.compile hands it, and the calls that run them), passes it to compile_for_stream, feeds
-the stream, and returns the outputs with both counts.
+torch.compile hands it, the calls that run them, and the graphs whose batch dimension is not
+symbolic), passes it to compile_for_stream, feeds the stream, and returns the outputs with the
+counts. (The counts are taken in the student's process: the symbolic-shape test refuses the
+two fakes found so far, a graph traced by hand and batches padded to one size.)
 """
 import numpy as np
 
@@ -13,10 +15,16 @@ def probe(model_source, weights, sizes):
     import sys
     program = sys.modules.get("submission") or sys.modules["solution"]
     torch._dynamo.reset()
-    counts = {"graphs": 0, "runs": 0}
+    counts = {"graphs": 0, "runs": 0, "static": 0}
 
     def backend(gm, example_inputs):
         counts["graphs"] += 1
+        # A graph that serves every batch size has a symbolic batch dimension: Dynamo's fake
+        # input with a SymInt for dim 0. A graph traced by hand, or one for a padded size, has none.
+        inputs = [node.meta.get("example_value") for node in gm.graph.nodes if node.op == "placeholder"]
+        if not any(isinstance(getattr(v, "shape", None), torch.Size) and len(v.shape) > 0
+                   and isinstance(v.shape[0], torch.SymInt) for v in inputs):
+            counts["static"] += 1
 
         def forward(*args):
             counts["runs"] += 1
@@ -27,7 +35,7 @@ def probe(model_source, weights, sizes):
     run = program.compile_for_stream(model, backend)
     generator = torch.Generator().manual_seed(len(sizes))
     outputs = [run(torch.randn(n, weights.shape[0], generator=generator, dtype=torch.float64)) for n in sizes]
-    return {"outputs": outputs, "graphs": counts["graphs"], "runs": counts["runs"]}
+    return {"outputs": outputs, "graphs": counts["graphs"], "runs": counts["runs"], "static": counts["static"]}
 '''
 PROBE = fn("lambda *a: (lambda ns: (exec(" + repr(PROBE_SOURCE) + ", ns), ns['probe'](*a))[1])({'torch': torch})")
 
@@ -44,6 +52,11 @@ def stream(student, reference, model, weights, sizes, what):
         fail({"en": "{what}: only {runs} of {calls} calls ran a graph compiled with the given backend",
               "zh-hans": "{what}：{calls} 次调用中只有 {runs} 次运行了用给定后端编译的图"},
              what=what, runs=got["runs"], calls=len(sizes))
+    if got["static"]:
+        fail({"en": "{what}: the graph is made for one batch size, not every size: its batch dimension is not "
+                    "symbolic (padding to a fixed size, or tracing by hand, gives such a graph)",
+              "zh-hans": "{what}：这张图只适用于一种批大小，而不是所有大小：它的批维度不是符号化的"
+                         "（填充到固定大小或手工追踪都会得到这样的图）"}, what=what)
     equal(got["graphs"], 1, what=localize(
         {"en": "{what}: the number of graphs compiled", "zh-hans": "{what}：编译出的图的数量"}, what=what))
 

@@ -105,7 +105,8 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "GraphDojo <noreply@localhost>")
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    # OWASP ASVS 2.1.1: at least 12 characters; no composition rules (2.1.9).
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
@@ -139,6 +140,8 @@ GRADING_SWEEP_EVERY_S = env_int("GRADING_SWEEP_EVERY_S", 60)
 GRADING_RETRY_BACKOFF_S = env_int("GRADING_RETRY_BACKOFF_S", 5)
 GRADING_RETRY_BACKOFF_MAX_S = env_int("GRADING_RETRY_BACKOFF_MAX_S", 4 * 60)
 GRADING_MAX_RETRIES = env_int("GRADING_MAX_RETRIES", 8)
+# A grading whose speed did not settle is measured again once, this long after (grading.measure_again).
+GRADING_MEASURE_AGAIN_AFTER_S = env_int("GRADING_MEASURE_AGAIN_AFTER_S", 60)
 # Fairness: a student's submissions waiting or running, and submissions a minute.
 SUBMISSIONS_IN_FLIGHT_MAX = env_int("SUBMISSIONS_IN_FLIGHT_MAX", 3)
 SUBMISSIONS_PER_MINUTE_MAX = env_int("SUBMISSIONS_PER_MINUTE_MAX", 6)
@@ -211,6 +214,9 @@ PRACTICE_RUNS_PER_MINUTE = env_int("PRACTICE_RUNS_PER_MINUTE", 6)
 # gone) ends as "could not run", so its page stops waiting; retries of an unavailable
 # sandbox end it sooner.
 PRACTICE_RUN_DEADLINE_S = env_int("PRACTICE_RUN_DEADLINE_S", 300)
+# The same for a playground run or a compile-flow rerun (a 30 s program, and the retries of an
+# unavailable sandbox, fit well inside).
+LESSONS_PLAYGROUND_DEADLINE_S = env_int("LESSONS_PLAYGROUND_DEADLINE_S", 180)
 
 # The REST API: personal tokens (made on /api/token/) or the browser's session; every
 # endpoint needs a user, as the pages do.
@@ -243,6 +249,15 @@ CACHES = {
 }
 LOGIN_FAILURES_ALLOWED = env_int("LOGIN_FAILURES_ALLOWED", 5)
 LOGIN_THROTTLE_S = env_int("LOGIN_THROTTLE_S", 15 * 60)
+# How long a course invitation's emailed link stays valid (the instructor can send it again).
+INVITATION_VALID_S = env_int("INVITATION_VALID_S", 14 * 24 * 3600)
+# Prometheus's bearer token for /metrics (staff may read it logged in; empty: staff only).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+# Behind the TLS proxy of deploy/README.md, which appends the client to X-Forwarded-For.
+BEHIND_TLS_PROXY = env_bool("DJANGO_BEHIND_TLS_PROXY", False)
+# Failures against one account from any address, and from one address against any name.
+LOGIN_ACCOUNT_FAILURES_ALLOWED = env_int("LOGIN_ACCOUNT_FAILURES_ALLOWED", 20)
+LOGIN_ADDRESS_FAILURES_ALLOWED = env_int("LOGIN_ADDRESS_FAILURES_ALLOWED", 50)
 
 # One line per event, with the submission it concerns (from the view to the stored verdict).
 LOGGING = {

@@ -1,6 +1,7 @@
 """grade(): from a submission to a verdict, in a real sandbox; and the outcome mapping."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -14,6 +15,7 @@ from tests.grader.factories import (
     CHECKS,
     GRADING_BACKENDS,
     STATIC_GRAPH,
+    TOML,
     grading_sandbox,
     make_exercise,
 )
@@ -197,3 +199,46 @@ def test_a_result_the_judge_did_not_sign_is_never_a_verdict(exercise, caplog):
     assert "did not sign" in caplog.text
     genuine = verdict_from(outcome(files={"out/result.json": forged}), exercise, KEY)
     assert genuine.verdict == Kind.ACCEPTED
+
+
+# --- an exercise's rules: refused before the run, and at run time ---------------------------
+
+RULED = """
+[mutants]
+uses_fractions = "WRONG_ANSWER"
+
+[[rules]]
+modules = ["fractions"]
+mutants = ["uses_fractions"]
+reason.en = "add the numbers yourself"
+reason.zh-hans = "自己把两个数加起来"
+"""
+USES_FRACTIONS = "from fractions import Fraction as F\n\ndef add(a, b):\n    return float(F(a) + F(b))\n"
+# The module's name is built at run time: only the student's process can see which it is.
+IMPORTS_FRACTIONS = ("import importlib\nF = importlib.import_module('frac' + 'tions').Fraction\n\n"
+                     "def add(a, b):\n    return float(F(a) + F(b))\n")
+
+
+@pytest.fixture
+def ruled(tmp_path):
+    return load_exercise(make_exercise(tmp_path / "ruled", toml=TOML + RULED,
+                                       files={"mutants/uses_fractions.py": USES_FRACTIONS}))
+
+
+def test_a_source_that_names_a_banned_module_is_refused_before_it_runs(ruled, sandbox):
+    verdict = grade(ruled, USES_FRACTIONS, sandbox, seed=2)
+    assert verdict.verdict == Kind.WRONG_ANSWER and verdict.score == 0
+    shown = next(c for c in verdict.checks if c.visible)
+    assert shown.message_id == "rules.refused"
+    assert shown.message_params == {"api": "fractions", "line": 1,
+                                    "reason": {"en": "add the numbers yourself", "zh-hans": "自己把两个数加起来"}}
+    assert "fractions (line 1), which this exercise does not allow: add the numbers yourself" in shown.message
+
+
+def test_an_import_built_at_run_time_is_refused_by_the_students_process(ruled, sandbox):
+    verdict = grade(ruled, IMPORTS_FRACTIONS, sandbox, seed=2)
+    assert verdict.verdict == Kind.WRONG_ANSWER, verdict.to_dict()
+    shown = next(c for c in verdict.checks if c.visible)
+    assert shown.message_id == "rules.refused_import" and shown.message_params["api"] == "fractions"
+    # The same code passes where no rule refuses it: the refusal is the rule's doing.
+    assert grade(dataclasses.replace(ruled, rules=[]), IMPORTS_FRACTIONS, sandbox, seed=2).verdict == Kind.ACCEPTED

@@ -121,3 +121,50 @@ def test_a_stored_spec_is_the_loaded_one_without_validating_again(tmp_path):
     assert spec_from_stored(stored, files, folder) == spec
     with pytest.raises(SpecError, match="format"):
         spec_from_stored({**stored, "format": 0}, files, folder)
+
+
+# --- [[rules]]: what a solution may not use ------------------------------------------------
+
+RULE = """
+[mutants]
+library_adds = "WRONG_ANSWER"
+
+[[rules]]
+modules = ["operator"]
+calls = ["sum"]
+mutants = ["library_adds"]
+reason.en = "add the numbers yourself"
+reason.zh-hans = "自己把两个数加起来"
+"""
+LIBRARY_ADDS = {"mutants/library_adds.py": "import operator\n\ndef add(a, b):\n    return operator.add(a, b)\n"}
+
+
+def test_rules_are_read_and_reach_the_judges_manifest(tmp_path):
+    from grader.host.pipeline import manifest_for
+
+    spec = load_exercise(make_exercise(tmp_path / "ex", toml=TOML + RULE, files=LIBRARY_ADDS))
+    [rule] = spec.rules
+    assert rule.modules == ["operator"] and rule.attributes == [] and rule.calls == ["sum"]
+    assert rule.mutants == ["library_adds"] and rule.reason["zh-hans"] == "自己把两个数加起来"
+    assert manifest_for(spec, seed=1)["rules"] == [{
+        "modules": ["operator"], "attributes": [], "calls": ["sum"],
+        "reason": {"en": "add the numbers yourself", "zh-hans": "自己把两个数加起来"}}]
+
+
+@pytest.mark.parametrize("change, expected", [
+    (("calls = [\"sum\"]", "call = [\"sum\"]"), "unknown key call"),
+    (("modules = [\"operator\"]", "modules = [\"not a module\"]"), "modules must be a list of dotted names"),
+    (("reason.zh-hans = \"自己把两个数加起来\"\n", ""), "reason must say why in every language"),
+    (("mutants = [\"library_adds\"]", "mutants = [\"no_such_mutant\"]"), "mutants must list the mutants"),
+    (("mutants = [\"library_adds\"]\n", ""), "mutants must list the mutants"),
+    (("modules = [\"operator\"]\ncalls = [\"sum\"]\n", ""), "name at least one of modules, attributes or calls"),
+])
+def test_a_rule_that_cannot_be_enforced_or_proven_is_refused(tmp_path, change, expected):
+    toml = TOML + RULE.replace(*change)
+    assert expected in error_for(tmp_path, toml=toml, files=LIBRARY_ADDS)
+
+
+def test_the_reference_must_keep_its_own_rules(tmp_path):
+    solution = "import operator\n\ndef add(a, b):\n    return operator.add(a, b)\n"
+    message = error_for(tmp_path, toml=TOML + RULE, files=LIBRARY_ADDS, solution=solution)
+    assert message.startswith("solution.py: line 1: uses operator") and "[[rules]] number 1" in message

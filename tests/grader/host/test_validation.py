@@ -95,3 +95,26 @@ def test_validate_content_covers_every_folder_and_names_the_broken_one(tmp_path,
 def test_naming_a_missing_exercise_is_an_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="no-such"):
         exercise_folders(tmp_path, ["no-such"])
+
+
+RULE = """
+[[rules]]
+modules = ["fractions"]
+mutants = ["subtracts"]
+reason.en = "add the numbers yourself"
+reason.zh-hans = "自己把两个数加起来"
+"""
+
+
+def test_a_rules_mutant_must_be_refused_by_that_rule(tmp_path, docker):
+    # "subtracts" gets its declared WRONG_ANSWER, but by its arithmetic, not by the rule it is
+    # said to prove: the rule is unproven, and so is the exercise.
+    folder = make_exercise(tmp_path / "tiny-adder", toml=TOML + '\n[mutants]\nsubtracts = "WRONG_ANSWER"\n' + RULE,
+                           files={"mutants/subtracts.py": WRONG})
+    report = validate_exercise(folder, docker)
+    bad = next(run for run in report.runs if run.program == "mutant:subtracts")
+    assert not report.ok and not bad.ok and bad.got == "WRONG_ANSWER"
+    # Using the banned module, it is proven.
+    (folder / "mutants" / "subtracts.py").write_text("import fractions\n\ndef add(a, b):\n    return a - b\n")
+    report = validate_exercise(folder, docker)
+    assert report.ok, report.to_dict()

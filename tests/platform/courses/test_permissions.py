@@ -18,6 +18,7 @@ UNOWNED = {
     "courses:create",
     "courses:join",
     "courses:join_code",
+    "courses:invitation",  # opened by its emailed token (test_invitations forges and reuses them)
     "leaderboards:exercise",
     "leaderboards:regrade_stale",
     "submissions:create",

@@ -69,6 +69,52 @@ def test_a_new_best_at_the_top_asks_once_for_the_top_to_be_measured_again(
     assert len(sent_tasks(callbacks, monkeypatch)) == 1
 
 
+def injected(monkeypatch, outcomes):
+    """The re-measuring's gradings replaced by outcomes per user: a verdict, with a ratio if accepted."""
+    from grader.host import Remeasured
+
+    def remeasure(spec, candidates, sandbox, *, seed, rounds):
+        return [
+            Remeasured(key, outcomes[Entry.objects.get(id=int(key)).user_id][0],
+                       outcomes[Entry.objects.get(id=int(key)).user_id][1], (0,) * rounds, (None,) * rounds, 0.0, 1.0)
+            for key, _code in candidates
+        ]
+
+    monkeypatch.setattr("leaderboards.verification.remeasure", remeasure)
+    monkeypatch.setattr("leaderboards.verification.exercise_version_spec", lambda version: None)
+
+
+def test_a_failed_remeasurement_takes_the_entry_off_the_ranking_until_it_is_graded_again(
+    top_two, monkeypatch, client
+):
+    ex = make.exercise()
+    honest, cheat = make.user(pseudonym="honest"), make.user(pseudonym="cheat")
+    make.graded(honest, ex, ratio=1.0, code="honest")
+    make.graded(cheat, ex, ratio=0.1, code="raises on the 13th call")
+    injected(monkeypatch, {honest.id: ("ACCEPTED", (1.1, 1.0, 1.2)), cheat.id: ("RUNTIME_ERROR", None)})
+    batch = Verification.objects.get()
+    verification_run(batch.id, sandbox=object())
+    batch.refresh_from_db()
+    rows = {row["user"]: row for row in batch.candidates}
+    assert (rows[cheat.id]["stored"], rows[cheat.id]["withdrawn"]) == (False, True)
+    assert (rows[honest.id]["stored"], rows[honest.id]["withdrawn"]) == (True, False)
+
+    board = exercise_board(ex, viewer=cheat)
+    assert [r.name for r in board.rows] == ["honest"] and board.total == 1
+    assert board.you is None and board.you_withdrawn
+    assert [e.user_id for e in verification_candidates(ex.current_version)] == [honest.id]
+    client.force_login(cheat)
+    for language in ("en", "zh-hans"):
+        client.cookies["django_language"] = language
+        page = client.get(reverse("leaderboards:exercise", args=[ex.slug]), HTTP_ACCEPT_LANGUAGE=language)
+        assert 'id="you-withdrawn"' in page.content.decode()
+
+    make.graded(cheat, ex, ratio=1.3, code="raises on the 13th call")  # graded again: back on, with these numbers
+    board = exercise_board(ex, viewer=cheat)
+    assert [r.name for r in board.rows] == ["honest", "cheat"] and not board.you_withdrawn
+    assert Entry.objects.get(user=cheat).ratio == pytest.approx(1.3)
+
+
 def test_new_code_on_an_entry_clears_its_verified_mark(top_two):
     ex = make.exercise()
     student = make.user()

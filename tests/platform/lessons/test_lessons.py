@@ -1,5 +1,6 @@
 """The lessons app: sync from exercises/lessons/, the learning path, lesson pages in both
-languages, progress (read, and the lesson's quiz passed), and rate-limited sandbox runs."""
+languages, progress (read, and the lesson's quiz passed), and rate-limited sandbox runs: queued by
+the web request, run by the task in the grading sandbox, polled by the page, read by their owner only."""
 import json
 import shutil
 from datetime import timedelta
@@ -113,13 +114,111 @@ def test_a_failed_lesson_quiz_does_not_count(synced, student_client):
     assert "Quiz passed" not in student_client.get(reverse("lessons:detail", args=[LESSON])).content.decode()
 
 
-def test_the_playground_runs_in_the_grading_sandbox(synced, student_client, settings, requires):
+def start(client, code="print(6 * 7)", url="lessons:playground_run", field="code"):
+    """POST a run as the page does; the web request only queues it."""
+    response = client.post(reverse(url), {field: code})
+    assert response.status_code == 202, response.content
+    return response.json()
+
+
+def status(client, document, language="en"):
+    return client.get(document["status_url"], HTTP_ACCEPT_LANGUAGE=language).json()
+
+
+def test_a_playground_run_is_queued_then_a_worker_runs_it_as_a_lent_uid(synced, student_client, settings, requires):
+    from lessons.tasks import run_playground
+
     backend_sandbox("local", requires)
     settings.SANDBOX_BACKEND = "local"
-    response = student_client.post(reverse("lessons:playground_run"), {"code": "print(6 * 7)"})
-    body = response.json()
-    assert response.status_code == 200 and body["ok"] and body["stdout"] == "42\n" and body["backend"] == "local"
-    assert PlaygroundRun.objects.get().status == "ok"
+    queued = start(student_client, "import os\nprint(6 * 7, os.getuid(), os.geteuid())")
+    assert (queued["state"], queued["finished"]) == ("queued", False) and "result" not in queued
+    run = PlaygroundRun.objects.get()
+    assert (run.state, run.started_at, run.result) == (PlaygroundRun.State.QUEUED, None, None)
+    assert status(student_client, queued)["state"] == "queued"   # nothing runs in the web request
+
+    run_playground.apply(args=[run.id])   # what the worker does with the message
+
+    done = status(student_client, queued)
+    assert (done["state"], done["finished"]) == ("done", True)
+    answer, uid, euid = done["result"]["stdout"].split()
+    assert answer == "42" and int(uid) != 0 and int(euid) != 0   # untrusted code never runs as root
+    assert done["result"]["ok"] and done["result"]["backend"] == "local"
+    run.refresh_from_db()
+    assert (run.status, run.started_at is not None, run.finished_at is not None) == ("ok", True, True)
+
+    run_playground.apply(args=[run.id])   # a redelivered message finds it finished and does nothing
+    run.refresh_from_db()
+    assert run.state == PlaygroundRun.State.DONE and run.result["stdout"] == done["result"]["stdout"]
+
+
+def test_a_compile_flow_rerun_goes_through_the_same_task(synced, student_client, settings, requires):
+    from grader.lessons.traces import DEFAULT_FLOW_PROGRAM
+    from lessons.tasks import run_playground
+
+    backend_sandbox("local", requires)
+    settings.SANDBOX_BACKEND = "local"
+    queued = start(student_client, DEFAULT_FLOW_PROGRAM, url="lessons:compile_flow", field="source")
+    assert queued["kind"] == "flow" and queued["state"] == "queued"
+    run_playground.apply(args=[queued["id"]])
+    done = status(student_client, queued)
+    assert done["state"] == "done" and done["result"]["ok"] and done["result"]["flow"]["stages"]
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("en", "The sandbox is not available right now; try again soon."),
+    ("zh-hans", "沙箱暂时不可用，请稍后再试。"),
+])
+def test_the_web_process_queues_runs_with_no_sandbox_and_an_unavailable_one_ends_clearly(
+    synced, student_client, settings, language, said
+):
+    from lessons.tasks import run_playground
+
+    # The web process has no sandbox at all (the compose stack's web container has no Docker
+    # socket): starting a run must not need one.
+    settings.SANDBOX_BACKEND = "docker"
+    settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"
+    program = start(student_client)
+    flow = start(student_client, "x = g.placeholder((2, 2), name='x')\noutputs = [x]\n",
+                 url="lessons:compile_flow", field="source")
+    assert program["state"] == flow["state"] == "queued"
+
+    run_playground.apply(args=[program["id"]])   # every retry meets the same unavailable sandbox
+
+    failed = status(student_client, program, language)
+    assert (failed["state"], failed["finished"], failed["error"]) == ("failed", True, said)
+    run = PlaygroundRun.objects.get(id=program["id"])
+    assert (run.failure, run.result) == (PlaygroundRun.Failure.UNAVAILABLE, None)
+
+
+def test_a_run_put_back_for_a_retry_keeps_waiting(synced, student_client, settings):
+    from grader.host import SandboxUnavailable
+    from lessons.runs import playground_run_execute
+
+    settings.SANDBOX_BACKEND = "docker"
+    settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"
+    queued = start(student_client)
+    with pytest.raises(SandboxUnavailable):
+        playground_run_execute(run_id=queued["id"], final_attempt=False)
+    assert status(student_client, queued)["state"] == "queued"
+
+
+def test_a_run_with_no_result_by_its_deadline_is_given_up(synced, student_client, settings):
+    settings.LESSONS_PLAYGROUND_DEADLINE_S = 60
+    fresh, lost = start(student_client), start(student_client)
+    PlaygroundRun.objects.filter(id=lost["id"]).update(created_at=timezone.now() - timedelta(seconds=61))
+    assert status(student_client, fresh)["state"] == "queued"
+    given_up = status(student_client, lost, "zh-hans")
+    assert given_up["state"] == "failed" and given_up["error"] == "结果没有按时返回，请稍后再试。"
+    assert PlaygroundRun.objects.get(id=lost["id"]).failure == PlaygroundRun.Failure.LATE
+
+
+def test_only_the_owner_can_read_a_run(synced, student_client, client, make_user):
+    queued = start(student_client)
+    other = client.__class__()
+    other.force_login(make_user("grace"))
+    assert other.get(queued["status_url"]).status_code == 404
+    assert client.__class__().get(queued["status_url"]).status_code == 302   # anonymous: the login page
+    assert other.get(reverse("lessons:run_status", args=[queued["id"] + 1000])).status_code == 404
 
 
 def test_the_rate_limit_refuses_with_a_clear_message_and_stores_nothing(synced, student_client, monkeypatch):

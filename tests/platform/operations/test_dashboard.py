@@ -35,14 +35,34 @@ def history(exercise, make_user):
     return user
 
 
-def test_metrics_say_what_the_history_holds(client, history):
-    text = client.get("/metrics").content.decode()
+def test_metrics_say_what_the_history_holds(client, history, settings):
+    settings.METRICS_TOKEN = "scrape-" + "k" * 32
+    text = client.get("/metrics", headers={"authorization": f"Bearer {settings.METRICS_TOKEN}"}).content.decode()
     assert 'graphdojo_submit_to_verdict_seconds{quantile="0.5"} 40.0' in text
     assert 'graphdojo_submit_to_verdict_seconds{quantile="0.95"} 100.0' in text
     assert "graphdojo_gradings_per_minute 1.2" in text  # 12 verdicts in the last 10 minutes
     assert 'graphdojo_failures{cause="sandbox unavailable"} 1' in text
     assert 'graphdojo_submissions{status="queued"} 1' in text and "graphdojo_submissions_stuck 1" in text
     assert 'graphdojo_queue_length{queue="cpu"}' in text
+
+
+def test_metrics_answer_only_the_scraper_s_token_or_staff(client, history, make_user, settings):
+    """Queue lengths, load and failure counts are for operators (issue 24: /metrics was open)."""
+    settings.METRICS_TOKEN = "scrape-" + "k" * 32
+    anonymous = client.get("/metrics")
+    assert anonymous.status_code == 401 and "graphdojo_" not in anonymous.content.decode()
+    assert anonymous.headers["WWW-Authenticate"].startswith("Bearer")
+    assert client.get("/metrics", headers={"authorization": "Bearer wrong"}).status_code == 401
+    client.force_login(history)  # a student
+    assert client.get("/metrics").status_code == 401
+    staff = make_user("operator", role="instructor")
+    staff.is_staff = True
+    staff.save()
+    client.force_login(staff)
+    assert "graphdojo_submissions" in client.get("/metrics").content.decode()
+    settings.METRICS_TOKEN = ""  # no token set: staff only, an empty bearer opens nothing
+    client.logout()
+    assert client.get("/metrics", headers={"authorization": "Bearer "}).status_code == 401
 
 
 def test_the_operations_page_is_for_staff(client, history, make_user):

@@ -163,9 +163,9 @@ def seed(rng: random.Random, o: dict, out) -> None:
         course_of[s] = courses[1 + i // per].id
     copy(
         Membership._meta.db_table,
-        ["course_id", "user_id", "role", "joined_at"],
-        [(c.id, instructors[i], "instructor", now) for i, c in enumerate(courses)]
-        + [(c, s, "student", now) for s, c in course_of.items()],
+        ["course_id", "user_id", "role", "joined_at", "pseudonym"],
+        [(c.id, instructors[i], "instructor", now, f"bench-staff-{i:05}") for i, c in enumerate(courses)]
+        + [(c, s, "student", now, f"bench-member-{s}") for s, c in course_of.items()],
     )
     # Each course: 5 assignments of 3 exercises and a quiz.
     items_of: dict[int, list[AssignmentItem]] = {}

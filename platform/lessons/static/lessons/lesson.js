@@ -19,19 +19,47 @@
   }
   function local(text) { return text && typeof text === "object" ? (text[lang] || text.en || "") : (text || ""); }
 
-  /* ---- running code ------------------------------------------------------------------ */
+  /* ---- running code: the server queues the run, a worker runs it, the page polls ---------- */
+  var POLL_MS = 700;
+  function stateText(run) {
+    return run.state === "running" ? _("Running in the sandbox…") : _("Queued: waiting for a free sandbox…");
+  }
+  /* POST, then poll the run's status until it is finished; onState(run) on every answer while it
+     waits, onDone(run) once (a run with result or error, or a refusal with error). */
+  function startRun(url, fields, onState, onDone) {
+    post(url, fields).then(function (run) {
+      if (!run.status_url) { onDone(run); return; }
+      (function poll(current) {
+        if (current.finished) { onDone(current); return; }
+        onState(current);
+        setTimeout(function () {
+          fetch(current.status_url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+            .then(function (r) { return r.json(); })
+            .then(poll)
+            .catch(function () { onDone({ error: _("The run could not be sent; check your connection.") }); });
+        }, POLL_MS);
+      })(run);
+    }).catch(function () { onDone({ error: _("The run could not be sent; check your connection.") }); });
+  }
   function runInto(url, code, bar, output) {
     var state = bar.querySelector(".run-state");
     var button = bar.querySelector("button");
     button.disabled = true;
-    state.textContent = _("Running…");
-    post(url, { code: code }).then(function (result) {
+    output.hidden = true;
+    state.textContent = _("Sending…");
+    bar.dataset.state = "sending";
+    startRun(url, { code: code }, function (run) {
+      state.textContent = stateText(run);
+      bar.dataset.state = run.state;
+    }, function (run) {
       button.disabled = false;
+      bar.dataset.state = run.state || "refused";
       output.hidden = false;
-      output.classList.toggle("failed", !result.ok);
-      if (result.limited || (result.error && result.status === undefined)) {
-        state.textContent = "";
-        output.textContent = result.error;
+      var result = run.result;
+      output.classList.toggle("failed", !result || !result.ok);
+      if (!result) {
+        state.textContent = run.state === "failed" ? _("Could not run") : "";
+        output.textContent = run.error || _("The server answered with an error.");
         return;
       }
       var text = result.stdout || "";
@@ -41,9 +69,6 @@
       var what = result.ok ? _("finished") : result.status === "timeout" ? _("ran out of time")
         : result.status === "memory" ? _("ran out of memory") : fmt(_("exited with %s"), [result.exit_code]);
       state.textContent = fmt(_("%(what)s in %(s)s s"), { what: what, s: result.wall_s.toFixed(2) }, true);
-    }).catch(function () {
-      button.disabled = false;
-      state.textContent = _("The run could not be sent; check your connection.");
     });
   }
 
@@ -267,12 +292,15 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var button = form.querySelector("button[type=submit]");
-      button.disabled = true; state.textContent = _("Compiling in the sandbox…");
-      post(root.dataset.flowUrl, { source: form.querySelector("textarea").value }).then(function (result) {
+      button.disabled = true; state.textContent = _("Sending…");
+      startRun(root.dataset.flowUrl, { source: form.querySelector("textarea").value }, function (run) {
+        state.textContent = run.state === "running" ? _("Compiling in the sandbox…") : stateText(run);
+      }, function (run) {
         button.disabled = false;
-        if (result.ok && result.flow) { state.textContent = _("Compiled. Step through the passes above."); load(result.flow); }
-        else state.textContent = result.error || _("The program could not be compiled.");
-      }).catch(function () { button.disabled = false; state.textContent = _("The run could not be sent; check your connection."); });
+        var result = run.result;
+        if (result && result.ok && result.flow) { state.textContent = _("Compiled. Step through the passes above."); load(result.flow); }
+        else state.textContent = (result && result.error) || run.error || _("The program could not be compiled.");
+      });
     });
     load(flow);
   }
