@@ -48,8 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.content_root import DIFFICULTIES, LANGUAGES, folder_digest
-from grader.contract import CASE_DECORATORS, Kind, PerfTerms, Rule
-from grader.harness.rules import violations
+from grader.contract import CASE_DECORATORS, Kind, PerfTerms, Rule, violations
 from grader.host.check_text import untranslated
 from sandbox import Limits
 
