@@ -727,9 +727,17 @@ class Program:
 
 class Stopwatch:
     """One timed window of a program: ``wall_s``, the seconds of its exchanges on the judge's
-    clock, and ``cpu_s``, the CPU time of every one of its tasks meanwhile (None where the
-    sandbox shows no per-task CPU, or when the window cannot be trusted: a task was born or
-    ended inside it, whose time would escape the count)."""
+    clock, and ``cpu_s``, the CPU time of every one of its tasks meanwhile, plus the time its
+    exchanges took that neither its tasks nor the judge spent on a CPU or waiting for one
+    (None where the sandbox shows no per-task CPU, or when the window cannot be trusted: a
+    task was born or ended inside it, whose time would escape the count).
+
+    Waiting is the program's own time: a call that sleeps, or blocks on anything but a CPU,
+    is that much slower, and a CPU clock alone would call it fast (the red team's sleeping
+    work(), 25x the baseline's wall time, passed at 0.08x). What load adds is time spent
+    runnable, waiting for a CPU, which the kernel counts per task (schedstat's run delay):
+    that, and the judge's own share of the exchanges, is left out, so a busy machine
+    still cannot inflate the count."""
 
     def __init__(self, program: Program) -> None:
         self.program = program
@@ -743,19 +751,27 @@ class Stopwatch:
     def __enter__(self) -> Stopwatch:
         self.program._watched = 0.0
         self._last_pid = _last_pid()
-        self._before = _task_cpu_ns(self._pids())
+        self._before = _task_schedstat(self._pids())
+        self._judge_before = _own_schedstat()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        after = _task_cpu_ns(self._pids())
+        after = _task_schedstat(self._pids())
+        judge_after = _own_schedstat()
         self.wall_s = self.program._watched or 0.0
         self.program._watched = None
-        before = self._before
+        before, judge_before = self._before, self._judge_before
         if before is None or after is None or _last_pid() != self._last_pid or self._last_pid is None:
             return
         if not before.keys() <= after.keys():
             return
-        self.cpu_s = sum(after[task] - before[task] for task in before) / 1e9
+        cpu_ns = sum(after[task][0] - before[task][0] for task in before)
+        queued_ns = sum(after[task][1] - before[task][1] for task in before)
+        # The judge's CPU and run delay in the window, whether or not inside an exchange:
+        # taking more than its share only ever counts less waiting against the program.
+        judge_ns = sum(judge_after) - sum(judge_before) if judge_before and judge_after else 0
+        waited_ns = self.wall_s * 1e9 - cpu_ns - queued_ns - judge_ns
+        self.cpu_s = (cpu_ns + max(0.0, waited_ns)) / 1e9
 
 
 def _last_pid() -> int | None:
@@ -769,12 +785,13 @@ def _last_pid() -> int | None:
 
 def cpu_clock_available() -> bool:
     """Whether this sandbox shows per-task CPU time (gVisor shows neither schedstat nor ns_last_pid)."""
-    return _last_pid() is not None and _task_cpu_ns([os.getpid()]) is not None
+    return _last_pid() is not None and _task_schedstat([os.getpid()]) is not None
 
 
-def _task_cpu_ns(pids: Sequence[int]) -> dict[int, int] | None:
-    """Nanoseconds on a CPU of every task (thread) of ``pids``, read by the judge from /proc."""
-    found: dict[int, int] = {}
+def _task_schedstat(pids: Sequence[int]) -> dict[int, tuple[int, int]] | None:
+    """(nanoseconds on a CPU, nanoseconds runnable but waiting for one) of every task of
+    ``pids``, read by the judge from /proc; None where this sandbox shows no schedstat."""
+    found: dict[int, tuple[int, int]] = {}
     for pid in pids:
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
@@ -783,7 +800,8 @@ def _task_cpu_ns(pids: Sequence[int]) -> dict[int, int] | None:
         for task in tasks:
             try:
                 with open(f"/proc/{pid}/task/{task}/schedstat") as file:
-                    found[int(task)] = int(file.read().split()[0])
+                    fields = file.read().split()
+                found[int(task)] = (int(fields[0]), int(fields[1]))
             except FileNotFoundError:
                 if not os.path.exists(f"/proc/{pid}/task/{task}/stat"):
                     continue
@@ -791,6 +809,16 @@ def _task_cpu_ns(pids: Sequence[int]) -> dict[int, int] | None:
             except (OSError, ValueError, IndexError):
                 continue
     return found
+
+
+def _own_schedstat() -> tuple[int, int] | None:
+    """The judge's own thread: (nanoseconds on a CPU, nanoseconds waiting for one)."""
+    try:
+        with open("/proc/thread-self/schedstat") as file:
+            fields = file.read().split()
+        return int(fields[0]), int(fields[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _valid_reply(reply: Any, blob_count: int, digests: int | None) -> bool:

@@ -7,12 +7,15 @@ import html
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import strip_tags
 from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from grading.services import submission_code_check
+from workbench.messages import DIFFICULTY_ORDER
 from workbench.verdicts import VerdictView, verdict_view
 
 
@@ -38,10 +41,51 @@ class ExerciseDetailSerializer(ExerciseSerializer):
     starter = serializers.CharField(source="version.starter")
 
 
+# What grading.services.submission_code_check accepts, said in the schema so that a client
+# (and schemathesis) learns it before the endpoint refuses: some text that is not all white
+# space and has no NUL character.
+CODE_PATTERN = r"^[^\x00]*[^\x00\s][^\x00]*$"
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": CODE_PATTERN,
+        "minLength": 1,
+        "maxLength": settings.SUBMISSION_MAX_BYTES,
+        "description": f"Python source: not empty, no NUL character, at most {settings.SUBMISSION_MAX_BYTES} bytes",
+    }
+)
+class CodeField(serializers.CharField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(trim_whitespace=False, **kwargs)
+
+
 class SubmitSerializer(serializers.Serializer):
-    code = serializers.CharField(
-        trim_whitespace=False, help_text=f"Python source, at most {settings.SUBMISSION_MAX_BYTES} bytes"
-    )
+    code = CodeField()
+
+    def validate_code(self, code: str) -> str:
+        try:
+            submission_code_check(code)  # the pages' own rule and message
+        except ValidationError as error:
+            raise serializers.ValidationError(error.messages) from None
+        return code
+
+
+class ExerciseQuerySerializer(serializers.Serializer):
+    """The exercise list's filters; a value outside them is refused, not read as "no filter"."""
+
+    difficulty = serializers.ChoiceField(choices=list(DIFFICULTY_ORDER), required=False)
+    tag = serializers.CharField(required=False, trim_whitespace=False)
+
+
+class SubmissionQuerySerializer(serializers.Serializer):
+    exercise = serializers.SlugField(required=False, help_text="Only this exercise's submissions")
+    limit = serializers.IntegerField(min_value=1, max_value=100, required=False, default=20)
+
+
+class BoardQuerySerializer(serializers.Serializer):
+    page = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
 
 
 class CheckSerializer(serializers.Serializer):

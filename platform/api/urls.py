@@ -9,6 +9,7 @@ urlpatterns = [
     path("v1/exercises/<slug:slug>/", views.ExerciseDetailView.as_view(), name="exercise_detail"),
     path("v1/exercises/<slug:slug>/submissions/", views.SubmitView.as_view(), name="submit"),
     path("v1/exercises/<slug:slug>/leaderboard/", views.LeaderboardView.as_view(), name="leaderboard"),
+    path("v1/submissions/", views.SubmissionListView.as_view(), name="submission_list"),
     path("v1/submissions/<int:pk>/", views.SubmissionDetailView.as_view(), name="submission_detail"),
     path("v1/quizzes/", views.QuizBankListView.as_view(), name="quiz_list"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -15,10 +15,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.serializers import (
+    BoardQuerySerializer,
     BoardSerializer,
     ExerciseDetailSerializer,
+    ExerciseQuerySerializer,
     ExerciseSerializer,
     QuizBankSerializer,
+    SubmissionQuerySerializer,
     SubmissionSerializer,
     SubmitSerializer,
 )
@@ -27,7 +30,6 @@ from grading.models import Submission
 from grading.services import submission_create
 from leaderboards.selectors import exercise_board
 from quizzes.selectors import banks_published
-from submissions.forms import SubmissionForm
 from workbench.selectors import exercise_entries
 
 
@@ -59,12 +61,16 @@ class ExerciseListView(GenericAPIView):
     @extend_schema(
         operation_id="exercises_list",
         summary="Published exercises, easiest first, each marked for you",
-        responses={200: ExerciseSerializer(many=True), **NOT_LOGGED_IN},
-        parameters=[OpenApiParameter("difficulty", str, enum=["easy", "medium", "hard"]), OpenApiParameter("tag", str)],
+        parameters=[ExerciseQuerySerializer],
+        responses={200: ExerciseSerializer(many=True), 400: OpenApiResponse(description="A filter out of range"),
+                   **NOT_LOGGED_IN},
     )
     def get(self, request: Request) -> Response:
+        # A dict, not the QueryDict: "?difficulty=" is then a value to refuse, not an absence.
+        query = ExerciseQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
         entries = exercise_entries(
-            request.user, difficulty=request.query_params.get("difficulty", ""), tag=request.query_params.get("tag", "")
+            request.user, difficulty=query.validated_data.get("difficulty", ""), tag=query.validated_data.get("tag", "")
         )
         return Response(ExerciseSerializer(entries, many=True).data)
 
@@ -97,15 +103,34 @@ class SubmitView(GenericAPIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         exercise = get_object_or_404(exercises_published(), slug=slug)
-        form = SubmissionForm(data={"code": request.data.get("code", "")})  # the page's own checks
-        if not form.is_valid():
-            raise ApiValidationError(form.errors)
+        body = SubmitSerializer(data=request.data)
+        body.is_valid(raise_exception=True)  # the pages' own checks, which the schema states
         try:
-            submission = submission_create(user=request.user, exercise=exercise, code=form.cleaned_data["code"])
+            submission = submission_create(user=request.user, exercise=exercise, code=body.validated_data["code"])
         except ValidationError as error:
             raise ApiValidationError({"code": error.messages}) from None
         data = SubmissionSerializer(submission, context={"request": request}).data
         return Response(data, status=status.HTTP_201_CREATED)
+
+
+class SubmissionListView(GenericAPIView):
+    serializer_class = SubmissionSerializer
+
+    @extend_schema(
+        operation_id="submissions_list",
+        summary="Your submissions, newest first",
+        parameters=[SubmissionQuerySerializer],
+        responses={200: SubmissionSerializer(many=True), 400: OpenApiResponse(description="A filter out of range"),
+                   **NOT_LOGGED_IN},
+    )
+    def get(self, request: Request) -> Response:
+        query = SubmissionQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        mine = Submission.objects.filter(user=request.user).select_related("exercise_version__exercise")
+        if "exercise" in query.validated_data:
+            mine = mine.filter(exercise_version__exercise__slug=query.validated_data["exercise"])
+        newest = mine.order_by("-created_at", "-id")[: query.validated_data["limit"]]
+        return Response(SubmissionSerializer(newest, many=True, context={"request": request}).data)
 
 
 class SubmissionDetailView(GenericAPIView):
@@ -129,13 +154,14 @@ class LeaderboardView(GenericAPIView):
     @extend_schema(
         operation_id="exercises_leaderboard",
         summary="The exercise's site-wide leaderboard, one page, and your row",
-        parameters=[SLUG, OpenApiParameter("page", int, description="1 and up")],
-        responses={200: BoardSerializer, **NOT_FOUND},
+        parameters=[SLUG, BoardQuerySerializer],
+        responses={200: BoardSerializer, 400: OpenApiResponse(description="A page out of range"), **NOT_FOUND},
     )
     def get(self, request: Request, slug: str) -> Response:
         exercise = get_object_or_404(exercises_published(), slug=slug)
-        page = request.query_params.get("page", "1")
-        board = exercise_board(exercise, viewer=request.user, page=int(page) if page.isdigit() and int(page) else 1)
+        query = BoardQuerySerializer(data=request.query_params.dict())  # "?page=" too is a value, not absence
+        query.is_valid(raise_exception=True)
+        board = exercise_board(exercise, viewer=request.user, page=query.validated_data["page"])
         return Response(BoardSerializer(board).data)
 
 

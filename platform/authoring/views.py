@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from authoring.forms import ExerciseUploadForm
-from authoring.selectors import upload_report, uploads_of
+from authoring.selectors import exercise_replaced_by, upload_report, uploads_of
 from authoring.services import author_check, upload_create, upload_publish, upload_spec
 from catalog.languages import language_key
 from catalog.models import ExerciseUpload
@@ -40,7 +40,12 @@ def upload_list(request: AuthenticatedHttpRequest) -> HttpResponse:
 def upload_detail(request: AuthenticatedHttpRequest, upload_id: int) -> HttpResponse:
     author_check(request.user)
     upload = _upload(request, upload_id)
-    context = {"upload": upload, "report": upload_report(upload), "pending": upload.status in ("queued", "validating")}
+    context = {
+        "upload": upload,
+        "report": upload_report(upload),
+        "pending": upload.status in ("queued", "validating"),
+        "replaces": exercise_replaced_by(upload),
+    }
     template = "authoring/_status.html" if request.headers.get("HX-Request") else "authoring/upload_detail.html"
     return render(request, template, context)
 
@@ -56,6 +61,7 @@ def upload_preview(request: AuthenticatedHttpRequest, upload_id: int) -> HttpRes
     spec = upload_spec(upload)
     key = language_key(request.GET.get("lang"))
     return render(request, "authoring/upload_preview.html", {
+        "replaces": exercise_replaced_by(upload),
         "upload": upload,
         "spec": spec,
         "title": spec.title[key],

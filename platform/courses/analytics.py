@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Min, Q
+from django.utils.translation import gettext as _
 
 from catalog.languages import localized
 from courses.models import AssignmentItem, Course
@@ -16,8 +17,10 @@ from courses.selectors import students_of
 from grader.host.performance import overall_ratio
 from grading.models import Submission
 from quizzes.models import AttemptItem, QuizAttempt
+from workbench.messages import VERDICT_NAMES
 
 TAIL = 0.27  # Kelley's extreme groups for the discrimination index
+MIN_ANSWERS_TO_JUDGE = 5  # fewer answers than this and a share correct is noise
 
 
 def histogram(values: list[float], bins: int = 10) -> dict:
@@ -29,7 +32,13 @@ def histogram(values: list[float], bins: int = 10) -> dict:
     counts = [0] * bins
     for v in values:
         counts[min(bins - 1, int((v - low) / width))] += 1
-    return {"labels": [f"{low + i * width:.2f}" for i in range(bins)], "counts": counts}
+    # Each bar says the range it counts ("1.1–2.1"), not a bare left edge.
+    return {"labels": [f"{_short(low + i * width)}–{_short(low + (i + 1) * width)}" for i in range(bins)],
+            "counts": counts}
+
+
+def _short(value: float) -> str:
+    return f"{value:.2g}" if abs(value) < 10 else f"{value:.0f}"
 
 
 @dataclass
@@ -48,7 +57,10 @@ def exercise_stats(course: Course, item: AssignmentItem) -> ExerciseStats:
     submissions = Submission.objects.filter(
         user__in=students_of(course).values("id"), exercise_version_id=item.exercise_version_id
     )
-    verdicts = list(submissions.exclude(verdict="").values_list("verdict").annotate(n=Count("id")).order_by("-n"))
+    verdicts = [
+        (str(VERDICT_NAMES.get(kind, kind)), n)  # what the students read, not ACCEPTED
+        for kind, n in submissions.exclude(verdict="").values_list("verdict").annotate(n=Count("id")).order_by("-n")
+    ]
     failing: Counter[str] = Counter()
     for checks in submissions.exclude(verdict="").values_list("result__checks", flat=True):
         for check in checks or []:
@@ -86,13 +98,27 @@ class QuestionStats:
     wrong_choices: list[tuple[str, int]] = field(default_factory=list)
 
     @property
+    def judged(self) -> bool:
+        """Enough answers to say anything about the question (one answer at 100 % says nothing)."""
+        return self.answered >= MIN_ANSWERS_TO_JUDGE
+
+    @property
+    def weak_because(self) -> str:
+        """Why the item measures little ("" when it does, or when too few answered to tell)."""
+        if not self.judged:
+            return ""
+        if self.difficulty > 0.9:
+            return _("almost everyone gets it right")
+        if self.difficulty < 0.2:
+            return _("almost no one gets it right")
+        if self.discrimination is not None and self.discrimination < 0.2:
+            return _("strong and weak students do equally well")
+        return ""
+
+    @property
     def weak(self) -> bool:
         """Items that measure little: nearly all or nearly none right, or no separation."""
-        return (
-            self.difficulty > 0.9
-            or self.difficulty < 0.2
-            or (self.discrimination is not None and self.discrimination < 0.2)
-        )
+        return bool(self.weak_because)
 
 
 def quiz_stats(course: Course, item: AssignmentItem) -> list[QuestionStats]:

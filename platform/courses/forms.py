@@ -9,10 +9,29 @@ from interviews.models import InterviewTemplate
 from quizzes.models import Bank
 
 
-class CourseForm(forms.ModelForm):
+class _EnglishTitleEnough(forms.ModelForm):
+    """A Chinese title is welcome, not required: without one the English title is shown."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["title_zh"].required = False
+        self.fields["title_zh"].help_text = _("Optional: the English title is shown when it is empty.")
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("title_zh") and data.get("title_en"):
+            data["title_zh"] = data["title_en"]
+        return data
+
+
+class CourseForm(_EnglishTitleEnough):
     class Meta:
         model = Course
         fields = ("title_en", "title_zh", "term")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["term"].required = False
 
 
 class JoinForm(forms.Form):
@@ -39,7 +58,7 @@ class AssistantForm(forms.Form):
     who = forms.EmailField(label=_("Assistant's email"), max_length=254)
 
 
-class AssignmentForm(forms.ModelForm):
+class AssignmentForm(_EnglishTitleEnough):
     class Meta:
         model = Assignment
         fields = ("title_en", "title_zh", "opens_at", "due_at", "late_policy", "penalty_per_day")
@@ -55,10 +74,18 @@ class AssignmentForm(forms.ModelForm):
         return data
 
 
+class TitledChoiceField(forms.ModelChoiceField):
+    """Choices by their title in the reader's language, not by their slug."""
+
+    def label_from_instance(self, obj) -> str:
+        version = getattr(obj, "current_version", None)
+        return str(version.title if version is not None else getattr(obj, "title", obj))
+
+
 class ItemForm(forms.Form):
-    exercise = forms.ModelChoiceField(queryset=exercises_published(), required=False, label=_("Coding exercise"))
-    bank = forms.ModelChoiceField(queryset=Bank.objects.filter(retired=False), required=False, label=_("Quiz"))
-    interview = forms.ModelChoiceField(
+    exercise = TitledChoiceField(queryset=exercises_published(), required=False, label=_("Coding exercise"))
+    bank = TitledChoiceField(queryset=Bank.objects.filter(retired=False), required=False, label=_("Quiz"))
+    interview = TitledChoiceField(
         queryset=InterviewTemplate.objects.filter(retired=False), required=False, label=_("Mock interview")
     )
     points = forms.IntegerField(min_value=1, max_value=1000, initial=10, label=_("Points"))
@@ -74,8 +101,13 @@ class ItemForm(forms.Form):
             )
             if data.get(name)
         ]
-        if len(chosen) != 1:
-            raise forms.ValidationError(_("Choose exactly one exercise, quiz or interview."))
+        if not chosen:
+            raise forms.ValidationError(_("Pick an exercise, a quiz or a mock interview for this item."))
+        if len(chosen) > 1:
+            raise forms.ValidationError(
+                _("You picked %(n)s things; an item is one of them. Add the others as items of their own.")
+                % {"n": len(chosen)}
+            )
         data["kind"], data["target"] = chosen[0]
         return data
 

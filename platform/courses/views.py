@@ -1,3 +1,5 @@
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -10,7 +12,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
-from catalog.selectors import exercises_published
 from courses import services
 from courses.analytics import exercise_stats, quiz_stats
 from courses.exports import csv_response, gradebook_rows
@@ -52,7 +53,7 @@ def course_list(request):
     return render(
         request,
         "courses/list.html",
-        {"memberships": memberships_of(request.user), "join": JoinForm(), "exercises": exercises_published()},
+        {"memberships": memberships_of(request.user), "join": JoinForm()},
     )
 
 
@@ -310,7 +311,9 @@ def item_work(request, pk: int, item_pk: int):
             except ValidationError as error:
                 form.add_error("code", error)
             else:
-                return redirect("submissions:detail", pk=submission.pk)
+                # The verdict's back link returns here, inside the course, not to the open exercise.
+                back = reverse("courses:item_work", args=[course.pk, item.pk])
+                return redirect(f"{reverse('submissions:detail', args=[submission.pk])}?{urlencode({'back': back})}")
     return render(
         request,
         "courses/item_work.html",

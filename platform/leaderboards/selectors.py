@@ -28,9 +28,11 @@ from accounts.models import User
 from catalog.models import Exercise
 from courses.models import Course, ItemScore, Membership
 from courses.selectors import student_ids
-from grader.host.performance import ratio_text
+from grader.host.performance import overall_ratio, ratio_text
+from grading.models import Submission
 from leaderboards.board_cache import ranking_get, ranking_set
 from leaderboards.models import FULL_SCORE, Entry, Verification
+from workbench.selectors import exercise_entries
 
 PAGE_SIZE = 50
 # Ties end with when the best came in, then a salt of the board's own: never the user id or
@@ -136,8 +138,13 @@ class Ranking:
     def rank(self, score: float, low: float | None) -> tuple[int, bool]:
         """(rank, shared) of an entry."""
         ahead = self.higher(score)
-        if score < FULL_SCORE or low is None:
-            return ahead + 1, self.histogram.get(score, 0) > 1 if score < FULL_SCORE else self._untimed_shared()
+        if score < FULL_SCORE:
+            return ahead + 1, self.histogram.get(score, 0) > 1
+        if low is None:
+            # A full score without a ratio comes after every timed one, as the board lists it:
+            # on an exercise with speed cases that is an entry whose re-measurement failed
+            # (leaderboards.verification), which must not share the first place.
+            return ahead + len(self.lows) + 1, self._untimed_shared()
         below = bisect.bisect_left(self.highs, low)  # full scores whose interval ends below ours
         # Everyone whose low end falls in the same gap between two high ends has this rank.
         floor = self.highs[below - 1] if below else -math.inf
@@ -146,13 +153,13 @@ class Ranking:
         return ahead + below + 1, same > 1
 
     def _untimed_shared(self) -> bool:
-        return sum(n for s, n in self.histogram.items() if s >= FULL_SCORE) > 1
+        return sum(n for s, n in self.histogram.items() if s >= FULL_SCORE) - len(self.lows) > 1
 
     def position(self, score: float, low: float | None) -> int:
         """0-based place in board order (ties between equal keys aside)."""
         ahead = self.higher(score)
-        if score >= FULL_SCORE and low is not None:
-            ahead += bisect.bisect_left(self.lows, low)
+        if score >= FULL_SCORE:
+            ahead += bisect.bisect_left(self.lows, low) if low is not None else len(self.lows)
         return ahead
 
 
@@ -379,3 +386,103 @@ def stale_progress(exercise: Exercise) -> tuple[int, int]:
     """(entries on the current version, all entries): how far a version change's regrade is."""
     entries = Entry.objects.filter(exercise=exercise)
     return entries.filter(exercise_version_id=exercise.current_version_id).count(), entries.count()
+
+
+@dataclass(frozen=True)
+class BoardLink:
+    """One exercise's board as the boards' index lists it."""
+
+    exercise: Exercise
+    title: str
+    difficulty: str
+    state: str  # solved, attempted or new, for the viewer
+    total: int
+    your_rank: str  # "" when the viewer has no entry
+
+
+def board_index(viewer: User) -> list[BoardLink]:
+    """Every published exercise's site-wide board in the suggested order, with its size and
+    the viewer's rank; one cached ranking per board, so the page costs a query per exercise."""
+    scores = {
+        version_id: (score, low)
+        for version_id, score, low in Entry.objects.filter(user_id=viewer.id, withdrawn_at__isnull=True).values_list(
+            "exercise_version_id", "score", "ratio_low"
+        )
+    }
+    links = []
+    for entry in exercise_entries(viewer):
+        ranking = site_ranking(entry.version.id, viewer)
+        rank = ""
+        if entry.version.id in scores:
+            number, shared = ranking.rank(*scores[entry.version.id])
+            rank = f"={number}" if shared else str(number)
+        links.append(
+            BoardLink(entry.exercise, entry.version.title, entry.version.difficulty, entry.state, ranking.total, rank)
+        )
+    return links
+
+
+@dataclass(frozen=True)
+class SpeedAmongAccepted:
+    """Where one submission's speed falls among the accepted solutions on the board."""
+
+    others: int  # accepted, timed entries of other students
+    faster_than: int  # percent of them slower than this submission
+    bars: list[tuple[int, bool]]  # a histogram of their ratios: (height in percent, holds yours)
+
+
+def speed_among_accepted(submission: Submission, bins: int = 12) -> SpeedAmongAccepted | None:
+    """Compare a full-score submission's speed (its ratio to the baseline, measured in its own
+    run) with every other student's best accepted, timed entry on the exercise's board; None
+    when the submission is not accepted or timed nothing."""
+    if (submission.score or 0.0) < FULL_SCORE or (mine := overall_ratio(submission.result)) is None:
+        return None
+    hidden = User.objects.filter(hide_from_public_boards=True).values("id")
+    ratios = [
+        r
+        for r in ranked(submission.exercise_version_id)
+        .filter(score__gte=FULL_SCORE, ratio__isnull=False)
+        .exclude(user_id=submission.user_id)
+        .exclude(user_id__in=hidden)
+        .values_list("ratio", flat=True)
+        if r is not None and r > 0
+    ]
+    ratio = mine[0]
+    if not ratios:
+        return SpeedAmongAccepted(0, 0, [])
+    faster_than = round(100 * sum(r > ratio for r in ratios) / len(ratios))
+    logs = [math.log(r) for r in ratios]
+    lo, hi = min([*logs, math.log(ratio)]), max([*logs, math.log(ratio)])
+    width = (hi - lo) / bins or 1.0
+
+    def slot(value: float) -> int:
+        return min(bins - 1, int((math.log(value) - lo) / width))
+
+    counts = [0] * bins
+    for r in ratios:
+        counts[slot(r)] += 1
+    top = max(counts)
+    return SpeedAmongAccepted(
+        len(ratios), faster_than, [(round(100 * c / top), i == slot(ratio)) for i, c in enumerate(counts)]
+    )
+
+
+@dataclass(frozen=True)
+class BestAndLatest:
+    """The viewer's submission the board ranks (their best) beside their latest graded one."""
+
+    best: Submission | None
+    latest: Submission | None
+
+
+def best_and_latest(exercise: Exercise, viewer: User) -> BestAndLatest | None:
+    """None when the viewer has no graded submission on the exercise's current version."""
+    graded = Submission.objects.filter(
+        user_id=viewer.id, exercise_version_id=exercise.current_version_id, status=Submission.Status.GRADED
+    )
+    latest = graded.order_by("-created_at", "-id").first()
+    if latest is None:
+        return None
+    entry = Entry.objects.filter(user_id=viewer.id, exercise_version_id=exercise.current_version_id).first()
+    best = graded.filter(id=entry.submission_id).first() if entry else None
+    return BestAndLatest(best, latest)

@@ -23,10 +23,16 @@ def code_digest(code: str) -> str:
     return hashlib.sha256(normal.encode()).hexdigest()
 
 
-def _better(score: float, ratio: float | None, than: Entry) -> bool:
+def _better(score: float, ratio: float | None, high: float | None, than: Entry) -> bool:
+    """A higher score, or at a full score a grading clearly faster than the entry's: its
+    interval ends below the entry's, as the board orders people. A grading within the noise
+    of the entry's does not move it, so resubmitting the same code with a comment changed
+    cannot keep the luckiest measurement (the red team's re-roll after issue 22)."""
     if score != than.score:
         return score > than.score
     if score >= FULL_SCORE and ratio is not None and than.ratio is not None:
+        if high is not None and than.ratio_low is not None:
+            return high < than.ratio_low
         return ratio < than.ratio
     return False
 
@@ -76,7 +82,7 @@ def entry_record(submission: Submission) -> None:
     elif entry.code_digest == digest:
         replace = True  # the same code again: its latest measurement, not its luckiest
     else:
-        replace = _better(score, ratio, entry)
+        replace = _better(score, ratio, high, entry)
     if replace:
         for name, value in fields.items():
             setattr(entry, name, value)

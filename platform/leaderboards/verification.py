@@ -12,7 +12,8 @@ then ranks them with the usual rule: overlapping intervals share a rank.
 No submission is stored and the student's attempts do not change. Each grading here is a
 grading like any other (correctness included): an entry whose code is not accepted this time
 (wrong, too slow, crashed, timed out) is withdrawn from the ranking until a grading of the
-student replaces it, and the batch records what happened.
+student replaces it, and the batch records what happened. A platform fault
+(INTERNAL_ERROR) says nothing about the code and changes nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from django.utils import timezone
 from catalog.models import Exercise, ExerciseVersion
 from courses.models import Course, Membership
 from courses.selectors import student_ids
+from grader.contract import Kind
 from grader.host import Remeasured, Sandbox, SandboxUnavailable, remeasure
 from grading.dispatch import CPU_QUEUE, GPU_QUEUE
 from grading.exercises import exercise_version_spec
@@ -193,7 +195,7 @@ def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured]
             graded.exercise_version_id,
         )
         stored = unchanged and m.ratio is not None
-        withdrawn = unchanged and not stored  # not accepted this time: off the ranking
+        withdrawn = unchanged and m.verdict not in (Kind.ACCEPTED.value, Kind.INTERNAL_ERROR.value)
         rows.append(
             {
                 "entry": graded.id,

@@ -8,7 +8,15 @@ from django.views.decorators.http import require_POST
 from catalog.models import Exercise
 from catalog.selectors import exercises_published
 from courses.selectors import course_for
-from leaderboards.selectors import course_board, exercise_board, stale_progress
+from grading.models import Submission
+from leaderboards.selectors import (
+    best_and_latest,
+    board_index,
+    course_board,
+    exercise_board,
+    speed_among_accepted,
+    stale_progress,
+)
 from leaderboards.services import stale_entries_regrade
 
 LIVE_EVERY_S = 5
@@ -30,6 +38,25 @@ def _render(request, context: dict):
 
 
 @login_required
+def index(request):
+    """Every exercise's board, in the order the exercises are suggested, with your place on each."""
+    return render(request, "leaderboards/index.html", {"boards": board_index(request.user)})
+
+
+@login_required
+def your_rank(request, slug: str):
+    """Where the viewer's best stands on the exercise's site-wide board: a line the verdict
+    page loads once the verdict is in (the board keeps the best, not the latest)."""
+    exercise = get_object_or_404(exercises_published(), slug=slug)
+    board = exercise_board(exercise, viewer=request.user)
+    speed = None
+    if (pk := request.GET.get("submission", "")).isdigit():
+        submission = get_object_or_404(Submission, pk=int(pk), user=request.user, exercise_version__exercise=exercise)
+        speed = speed_among_accepted(submission)
+    return render(request, "leaderboards/_your_rank.html", {"exercise": exercise, "board": board, "speed": speed})
+
+
+@login_required
 def exercise_view(request, slug: str):
     exercise = get_object_or_404(exercises_published(), slug=slug)
     board = exercise_board(exercise, viewer=request.user, page=_page(request))
@@ -42,6 +69,7 @@ def exercise_view(request, slug: str):
             "title": _title(exercise),
             "regraded": current,
             "entries": total,
+            "mine": best_and_latest(exercise, request.user),
         },
     )
 

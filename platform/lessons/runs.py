@@ -3,7 +3,9 @@ on the run. Only Celery workers call this (``lessons.tasks``); the web process n
 untrusted code (../shared/DESIGN.md, "one job path")."""
 from __future__ import annotations
 
+import dataclasses
 import logging
+import re
 from typing import Any
 
 from django.utils import timezone
@@ -36,6 +38,7 @@ def playground_run_execute(*, run_id: int, final_attempt: bool) -> None:
             status = "ok" if result.get("ok") else "error"
         else:
             outcome = run_program(run.code, grading_sandbox())
+            outcome = dataclasses.replace(outcome, stderr=without_sandbox_frames(outcome.stderr))
             result, status, wall_s = outcome.to_dict(), outcome.status, outcome.wall_s
             if outcome.status == "sandbox_error":  # the sandbox's own fault, not the program's
                 failure = Failure.INTERNAL
@@ -51,3 +54,23 @@ def playground_run_execute(*, run_id: int, final_attempt: bool) -> None:
     PlaygroundRun.objects.filter(id=run_id, state=State.RUNNING).update(
         state=State.FAILED if failure else State.DONE, failure=failure, result=result, status=status,
         wall_s=wall_s, finished_at=timezone.now())
+
+
+_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line \d+')
+_NOT_THE_STUDENTS = ("zygote.py", "runpy", "/sandbox/", "bootstrap.py")
+
+
+def without_sandbox_frames(stderr: str) -> str:
+    """A traceback as the student's program sees it: the frames of the sandbox's own launcher
+    (the zygote, runpy) are noise to a reader and say nothing about their code."""
+    kept: list[str] = []
+    skipping = False
+    for line in stderr.splitlines(keepends=True):
+        frame = _FRAME.match(line)
+        if frame:
+            skipping = any(mark in frame["file"] for mark in _NOT_THE_STUDENTS)
+        elif not line.startswith("    "):
+            skipping = False  # the frame's source and caret lines are indented; anything else ends it
+        if not skipping:
+            kept.append(line)
+    return "".join(kept)

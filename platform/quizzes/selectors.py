@@ -4,7 +4,7 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Avg, Case, Count, F, FloatField, Q, QuerySet, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -15,8 +15,18 @@ from quizzes.models import Bank, Question, QuizAttempt, ReviewState, Topic
 
 
 def banks_published() -> QuerySet[Bank]:
+    """Banks easiest first (by their questions' mean difficulty), so a newcomer does not open
+    the list on the hardest quiz."""
+    live = Q(questions__retired=False)
+    weight = Case(
+        When(questions__difficulty="easy", then=Value(1.0)),
+        When(questions__difficulty="hard", then=Value(3.0)),
+        default=Value(2.0),
+        output_field=FloatField(),
+    )
     return Bank.objects.filter(retired=False).annotate(
-        question_count=Count("questions", filter=Q(questions__retired=False)))
+        question_count=Count("questions", filter=live), ease=Avg(weight, filter=live)
+    ).order_by(F("ease").asc(nulls_last=True), "title_en")
 
 
 def topics_with_counts() -> list[Topic]:

@@ -1,9 +1,10 @@
 """The pages a student practises on: the exercise list, an exercise with its code form, a verdict."""
+import difflib
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -15,17 +16,24 @@ from grading.selectors import submissions_of, waiting_for_a_missing_worker
 from grading.services import SubmissionRefused, submission_create
 from submissions.forms import SubmissionForm
 from workbench.messages import DIFFICULTY_ORDER
-from workbench.selectors import draft_code, exercise_entries, exercise_tags
+from workbench.selectors import continue_with, draft_code, exercise_entries, exercise_tags, next_exercise
 from workbench.verdicts import error_lines
 
 
-@login_required
-def exercise_list(request: AuthenticatedHttpRequest) -> HttpResponse:
+def exercise_list(request: HttpRequest) -> HttpResponse:
+    """The home page: for a visitor, what the site is; for a student, where they left off and
+    the exercises."""
+    if not request.user.is_authenticated:
+        return render(request, "submissions/welcome.html", {"exercises": exercises_published().count()})
+    user = request.user
     difficulty, tag = request.GET.get("difficulty", ""), request.GET.get("tag", "")
-    entries = exercise_entries(request.user, difficulty=difficulty, tag=tag)
+    entries = exercise_entries(user, difficulty=difficulty, tag=tag)
+    tags = exercise_tags()
     context = {
         "entries": entries, "difficulty": difficulty, "tag": tag, "difficulties": list(DIFFICULTY_ORDER),
-        "tags": exercise_tags(), "solved": sum(e.state == "solved" for e in entries),
+        "tags": tags if not tag or tag in tags else sorted([*tags, tag]),
+        "solved": sum(e.state == "solved" for e in entries),
+        "resume": None if difficulty or tag else continue_with(user, entries),
     }
     return render(request, "submissions/exercise_list.html", context)
 
@@ -87,7 +95,24 @@ def _own_submission(request: AuthenticatedHttpRequest, pk: int) -> Submission:
 
 @login_required
 def submission_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    return render(request, "submissions/detail.html", _status_context(_own_submission(request, pk)))
+    submission = _own_submission(request, pk)
+    previous = (
+        submissions_of(request.user, submission.exercise_version.exercise).filter(pk__lt=submission.pk).order_by("-pk")
+        .first()
+    )
+    back = request.GET.get("back", "")
+    context = {**_status_context(submission), "previous": previous,
+               "changes": code_changes(previous.code, submission.code) if previous else [],
+               # Only a course page of this site: the link must not lead anywhere else.
+               "back": back if back.startswith("/courses/") and "//" not in back else ""}
+    return render(request, "submissions/detail.html", context)
+
+
+def code_changes(before: str, after: str) -> list[tuple[str, str]]:
+    """A unified diff as (kind, line) pairs the page colours: "add", "del", "hunk" or "same"."""
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2)
+    kinds = {"+": "add", "-": "del", "@": "hunk"}
+    return [(kinds.get(line[:1], "same"), line) for line in list(lines)[2:]]  # no ---/+++ header
 
 
 @login_required
@@ -97,5 +122,8 @@ def submission_status(request: AuthenticatedHttpRequest, pk: int) -> HttpRespons
 
 
 def _status_context(submission: Submission) -> dict[str, object]:
-    return {"submission": submission, "no_worker": waiting_for_a_missing_worker(submission),
-            "needs_gpu": submission.exercise_version.needs_gpu}
+    context = {"submission": submission, "no_worker": waiting_for_a_missing_worker(submission),
+               "needs_gpu": submission.exercise_version.needs_gpu}
+    if submission.verdict == "ACCEPTED":
+        context["next_exercise"] = next_exercise(submission.user, submission.exercise_version.exercise)
+    return context

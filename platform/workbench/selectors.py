@@ -1,12 +1,14 @@
 import dataclasses
 import functools
 import tomllib
+from collections import Counter
 
 from django.db.models import Exists, OuterRef
 
 from accounts.models import User
 from catalog.models import Exercise, ExerciseVersion
 from catalog.selectors import exercises_published
+from grading.models import Submission
 from workbench.messages import DIFFICULTY_ORDER
 from workbench.models import Draft
 
@@ -73,6 +75,35 @@ def _requires(version: ExerciseVersion) -> tuple[str, ...]:
     return _requires_of(version.digest, (version.files or {}).get("exercise.toml", ""))
 
 
-def exercise_tags() -> list[str]:
-    """Every tag of a published exercise, for the filter."""
-    return sorted({tag for e in exercises_published() if e.current_version for tag in e.current_version.tags or []})
+def exercise_tags(min_exercises: int = 2) -> list[str]:
+    """Tags shared by at least ``min_exercises`` published exercises, for the filter: a tag
+    only one exercise carries filters nothing (there were 65 of them in one dropdown)."""
+    counts = Counter(
+        tag for e in exercises_published() if e.current_version for tag in set(e.current_version.tags or [])
+    )
+    return sorted(tag for tag, n in counts.items() if n >= min_exercises)
+
+
+def continue_with(user: User, entries: list[ExerciseEntry]) -> ExerciseEntry | None:
+    """Where the student left off: the unsolved exercise they last submitted to or typed in,
+    else the first one not started in the suggested order."""
+    unsolved = {e.exercise.pk: e for e in entries if e.state != "solved"}
+    touched = [
+        *Draft.objects.filter(user=user, exercise_id__in=unsolved).values_list("updated_at", "exercise_id"),
+        *Submission.objects.filter(user=user, exercise_version__exercise_id__in=unsolved)
+        .order_by("-created_at")
+        .values_list("created_at", "exercise_version__exercise_id")[:1],
+    ]
+    if touched:
+        return unsolved[max(touched)[1]]
+    return next((e for e in entries if e.state == "new"), None)
+
+
+def next_exercise(user: User, after: Exercise) -> ExerciseEntry | None:
+    """What to try once ``after`` is solved: the first unsolved exercise in the suggested
+    order that comes after it, else the first unsolved one anywhere."""
+    entries = exercise_entries(user)
+    place = next((i for i, e in enumerate(entries) if e.exercise.pk == after.pk), -1)
+    unsolved = [(i, e) for i, e in enumerate(entries) if e.state != "solved" and e.exercise.pk != after.pk]
+    later = [e for i, e in unsolved if i > place]
+    return next(iter(later or [e for _, e in unsolved]), None)

@@ -41,7 +41,7 @@ def log_in(page: Page, base_url: str, username: str, password: str) -> None:
 def sign_up_join_and_submit(chromium: Browser, base_url: str, username: str, join_code: str, code: str) -> Page:
     page = new_page(chromium)
     page.goto(f"{base_url}/login/")
-    page.get_by_role("link", name="Sign up").click()
+    page.get_by_role("main").get_by_role("link", name="Sign up").click()
     page.get_by_label("Username").fill(username)
     page.get_by_label("Email").fill(f"{username}@example.org")
     page.get_by_label("Password", exact=True).fill("a-long-password-1")
@@ -83,7 +83,7 @@ def test_a_class_from_course_creation_to_regrade(live_server, celery_worker_proc
     teacher.get_by_label("due at").fill((now + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"))
     teacher.get_by_label("late policy").select_option("penalty")
     teacher.get_by_role("button", name="Save").click()
-    teacher.get_by_label("Coding exercise").select_option(label=SLUG)
+    teacher.get_by_label("Coding exercise").select_option(label=TITLE)  # by title, not by slug
     teacher.get_by_role("button", name="Add").click()
     expect(teacher.get_by_role("link", name=TITLE)).to_be_visible()
 
@@ -91,7 +91,7 @@ def test_a_class_from_course_creation_to_regrade(live_server, celery_worker_proc
     ada_name = Membership.objects.get(user__username="ada").pseudonym  # the course's own name for her
     ada.goto(f"{base}/courses/")
     ada.get_by_role("link", name="Graphs 101").click()
-    ada.get_by_role("link", name="Leaderboard").first.click()
+    ada.get_by_role("link", name="Leaderboard", exact=True).first.click()
     board = ada.locator("table.leaderboard")
     expect(board).to_contain_text(ada_name)
     expect(board).not_to_contain_text("ada@")  # a pseudonym, never the account
@@ -116,9 +116,12 @@ def test_a_class_from_course_creation_to_regrade(live_server, celery_worker_proc
     assert {r[2]: r[5] for r in rows[2:]} == {"ada": "10", "bob": "10"}
 
     teacher.get_by_role("link", name="Week 1").click()
+    asked = []
+    teacher.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     teacher.get_by_role("button", name="Regrade all").click()
     expect(teacher.locator("progress")).to_be_visible()
     expect(teacher.locator("#job-finished")).to_be_visible(timeout=300_000)
     assert teacher.locator("progress").get_attribute("value") == "2"
+    assert asked and "Scores may change" in asked[0]  # a regrade asks first
     ada.context.close()
     teacher.context.close()

@@ -172,3 +172,18 @@ def test_an_instructor_sees_only_their_own_uploads(instructor, content, tmp_path
     other = make_user("linus", role="instructor")
     client.force_login(other)
     assert client.get(reverse("authoring:upload_detail", args=[stored.id])).status_code == 404
+
+
+def test_an_upload_with_a_published_exercises_id_says_it_replaces_it(instructor, content, tmp_path, exercise):
+    """Issue 28, fix 9: such a zip validated and offered "Publish" with no word of what it replaces."""
+    upload(instructor, folder_zip(tmp_path))
+    stored = ExerciseUpload.objects.get()
+    detail = reverse("authoring:upload_detail", args=[stored.id])
+    ExerciseUpload.objects.filter(id=stored.id).update(status="valid")
+    page = instructor.get(detail).content.decode()
+    assert 'id="replaces"' not in page and "Publish to students" in page
+    ExerciseUpload.objects.filter(id=stored.id).update(uid=exercise.uid)
+    page = instructor.get(detail).content.decode()
+    title = exercise.current_version.title
+    assert 'id="replaces"' in page and f"Publish as the new version of “{title}”" in page
+    assert "return confirm(" in page

@@ -8,6 +8,12 @@ register = template.Library()
 
 
 @register.filter
+def points_text(value: float) -> str:
+    """Points as the boards write them: two decimals at most (1.6667 -> "1.67", 2.0 -> "2")."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+@register.filter
 def dict_get(mapping: dict, key):
     """``{{ scores|dict_get:item.id }}``: templates cannot index a dict by a variable."""
     return mapping.get(key) if mapping else None
@@ -24,7 +30,7 @@ def gradebook_rows(book, course) -> str:
         "".join(  # only numbers, escaped names and escaped translations go in
             f'<tr><th><a href="{student_url}{row.student.pk}/">'
             f"{escape(row.student.get_full_name() or row.student.username)}</a></th>"
-            f"{_cells(row, manual, late, memo)}<td><strong>{row.total:g}</strong></td></tr>"
+            f"{_cells(row, manual, late, memo)}<td><strong>{points_text(row.total)}</strong></td></tr>"
             for row in book.rows
         )
     )
@@ -43,7 +49,7 @@ def _cells(row, manual: str, late: str, memo: dict) -> str:
 def _cell(cell, manual: str, late: str) -> str:
     if cell is None:
         return "<td>–</td>"
-    text = "–" if cell.effective is None else f"{cell.effective:g}"
+    text = "–" if cell.effective is None else points_text(cell.effective)
     if cell.override_points is not None:
         text = f'<span class="tag" title="{manual}">✎</span>{text}'
     if cell.days_late:
@@ -51,3 +57,12 @@ def _cell(cell, manual: str, late: str) -> str:
     if cell.late_refused:
         text += f' <span class="tag late" title="{late}">×{cell.late_refused}</span>'
     return f'<td>{text} <span class="note">({cell.attempts})</span></td>'
+
+
+@register.filter
+def inline_code(text: str) -> str:
+    """`code` in a question's text shown as code, not with its backticks (the rest escaped)."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an unmatched backtick: leave the text as written
+        return escape(text)
+    return mark_safe("".join(f"<code>{escape(p)}</code>" if i % 2 else escape(p) for i, p in enumerate(parts)))

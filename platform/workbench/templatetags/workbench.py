@@ -1,8 +1,10 @@
 """Template helpers for verdicts, difficulties and durations in the reader's language."""
 
+import dataclasses
 from typing import Any
 
 from django import template
+from django.utils.translation import gettext as _
 
 from workbench import messages
 from workbench.verdicts import VerdictView, verdict_view
@@ -52,3 +54,77 @@ def points(value: Any) -> str:
         return f"{float(value):g}"
     except (TypeError, ValueError):
         return ""
+
+
+def _times(value: float) -> str:
+    """2.3456 -> "2.3", 12.34 -> "12": two significant digits are all the noise allows."""
+    return f"{value:.2g}" if value < 10 else f"{value:.0f}"
+
+
+def _baseline_name(name: str) -> str:
+    known = {
+        "reference": _("the reference solution"),
+        "loop": _("the plain loop"),
+        "eager": _("the eager baseline"),
+        "naive": _("the naive version"),
+    }
+    return str(known.get(name) or _("the “%(name)s” baseline") % {"name": name})
+
+
+@dataclasses.dataclass
+class PerfWords:
+    """A performance case said in words: what was compared, how it came out, what was needed."""
+
+    baseline: str
+    baseline_time_label: str
+    outcome: str
+    interval: str
+    needed: str
+    details: list[tuple[str, str]]
+
+
+@register.simple_tag
+def perf_words(case: Any) -> PerfWords:
+    """Readable sentences for a verdict's performance case (workbench.verdicts.PerfCase)."""
+    raw = case.raw if isinstance(case.raw, dict) else {}
+    base = _baseline_name(str(raw.get("baseline") or "reference"))
+    ratio, low, high = case.ratio, case.low, case.high
+    if ratio is None or ratio <= 0:
+        outcome = ""
+    elif ratio < 0.95:
+        outcome = _("Your code was about %(x)s× faster than %(base)s.") % {"x": _times(1 / ratio), "base": base}
+    elif ratio > 1.05:
+        outcome = _("Your code was about %(x)s× slower than %(base)s.") % {"x": _times(ratio), "base": base}
+    else:
+        outcome = _("Your code was about as fast as %(base)s.") % {"base": base}
+    interval = ""
+    if low is not None and high is not None:
+        interval = _("95%% interval: your time is %(low)s to %(high)s of its time.") % {
+            "low": f"{low:.0%}", "high": f"{high:.0%}"
+        }
+    speedup = raw.get("speedup")
+    if speedup:
+        needed = _("Needed: at least %(x)s× faster than %(base)s.") % {"x": f"{float(speedup):g}", "base": base}
+    else:
+        needed = _("Needed: at most %(x)s× the time of %(base)s.") % {"x": f"{case.at_most:g}", "base": base}
+    details: list[tuple[str, str]] = []
+    if case.n:
+        details.append((_("Timed runs of each"), str(case.n)))
+    set_up = (("student_compile_s", _("Your set-up time")),
+              ("baseline_compile_s", _("Set-up time of %(base)s") % {"base": base}))
+    for key, label in set_up:
+        if isinstance(raw.get(key), int | float):
+            details.append((label, messages.duration(float(raw[key]))))
+    if isinstance(raw.get("elapsed_s"), int | float) and isinstance(raw.get("budget_s"), int | float):
+        details.append((_("Measuring took"), _("%(used)s of %(budget)s allowed") % {
+            "used": messages.duration(float(raw["elapsed_s"])), "budget": messages.duration(float(raw["budget_s"]))}))
+    if isinstance(raw.get("confidence"), int | float):
+        details.append((_("Confidence of the decision"), f"{float(raw['confidence']):.1%}"))
+    return PerfWords(
+        baseline=base,
+        baseline_time_label=_("Time of %(base)s (median)") % {"base": base},
+        outcome=outcome,
+        interval=interval,
+        needed=needed,
+        details=details,
+    )

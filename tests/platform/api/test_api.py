@@ -77,12 +77,24 @@ def test_bad_code_is_refused_with_the_pages_message(client, exercise, token, set
 
 @pytest.mark.slow
 def test_the_api_keeps_to_its_schema(exercise, token, graded, django_capture_on_commit_callbacks):
-    """schemathesis generates requests for every operation and checks each response against
-    the schema (status codes, content types, bodies). Driven by hand, one hypothesis run per
-    operation: its pytest plugin does not run on pytest 9."""
+    """schemathesis generates requests for every operation, inside the schema and (negative
+    data) outside it, and runs every check it has on each response: status codes, content
+    types, bodies, headers, a value the schema forbids refused with 4xx, one it allows accepted
+    (issue 28: ``?difficulty=AAA`` answered 200, an empty ``code`` was allowed by the schema and
+    refused by the endpoint). Driven by hand, one hypothesis run per operation and mode: its
+    pytest plugin does not run on pytest 9."""
+    from schemathesis.checks import CHECKS
+    from schemathesis.generation import GenerationMode
+    from schemathesis.specs.openapi import checks as openapi_checks
+
     from config.wsgi import application
 
     graded("starter", user=token.user)
+    assert openapi_checks.negative_data_rejection  # importing the module registers the OpenAPI checks
+    every_check = CHECKS.get_all()
+    assert {c.__name__ for c in every_check} >= {
+        "negative_data_rejection", "positive_data_acceptance", "response_schema_conformance", "not_a_server_error"
+    }
     # As Django's test client does: a finished request must not close the test's connection.
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
@@ -92,16 +104,20 @@ def test_the_api_keeps_to_its_schema(exercise, token, graded, django_capture_on_
         operations = [result.ok() for result in schema.get_all_operations()]
         assert {op.path for op in operations} >= {"/api/v1/exercises/", "/api/v1/submissions/{id}/"}
         for operation in operations:
+            inputs = [p.name for p in operation.iter_parameters() if p.name not in ("Authorization", "sessionid")]
+            # Negative data needs something to break: an operation with no input but its
+            # credentials (the quiz list) has none.
+            for mode in GenerationMode if inputs or operation.body else [GenerationMode.POSITIVE]:
 
-            @hypothesis.given(case=operation.as_strategy())
-            @hypothesis.settings(
-                max_examples=15, deadline=None, database=None, suppress_health_check=list(hypothesis.HealthCheck)
-            )
-            def keeps_its_word(case):
-                with django_capture_on_commit_callbacks(execute=False):  # a generated submission is never graded
-                    case.call_and_validate(headers=headers)
+                @hypothesis.given(case=operation.as_strategy(generation_mode=mode))
+                @hypothesis.settings(
+                    max_examples=15, deadline=None, database=None, suppress_health_check=list(hypothesis.HealthCheck)
+                )
+                def keeps_its_word(case):
+                    with django_capture_on_commit_callbacks(execute=False):  # a generated submission is never graded
+                        case.call_and_validate(headers=headers, checks=every_check)
 
-            keeps_its_word()
+                keeps_its_word()
     finally:
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)
@@ -125,3 +141,31 @@ def test_the_leaderboard_is_the_pages_board(client, exercise, token, make_user, 
     assert body["total"] == 1 and body["rows"][0]["rank"] == 1 and body["you"]["is_you"] is True
     assert "user_id" not in body["rows"][0] and "real_name" not in body["rows"][0]
     assert client.get(reverse("api:leaderboard", args=["no-such-exercise"]), **auth(token)).status_code == 404
+
+
+def test_values_outside_the_schema_are_refused_not_ignored(client, exercise, token):
+    """Issue 28: ?difficulty=AAA answered 200 with [], ?page=null 200, and "   " as code was
+    valid by the schema but refused by the endpoint."""
+    exercises = reverse("api:exercise_list")
+    assert client.get(exercises, {"difficulty": "AAA"}, **auth(token)).status_code == 400
+    assert client.get(exercises, {"difficulty": ""}, **auth(token)).status_code == 400
+    assert client.get(exercises, {"difficulty": "easy"}, **auth(token)).status_code == 200
+    board = reverse("api:leaderboard", args=[exercise.slug])
+    for page in ("null", "0", "-1", "1.5", ""):
+        assert client.get(board, {"page": page}, **auth(token)).status_code == 400, page
+    assert client.get(board, {"page": "2"}, **auth(token)).status_code == 200
+    code = client.get(reverse("api:schema"), {"format": "json"}).json()["components"]["schemas"]["Submit"]
+    assert code["properties"]["code"]["pattern"]
+    response = client.post(reverse("api:submit", args=[exercise.slug]), {"code": "  \n"},
+                           content_type="application/json", **auth(token))
+    assert response.status_code == 400 and "empty" in response.json()["code"][0]
+
+
+def test_my_submissions_newest_first(client, exercise, token, graded, make_user):
+    first, second = graded("starter", user=token.user), graded("accepted", user=token.user)
+    graded("accepted", user=make_user("someone-else"))
+    body = client.get(reverse("api:submission_list"), **auth(token)).json()
+    assert [s["id"] for s in body] == [second.pk, first.pk]
+    assert body[0]["verdict"] == "ACCEPTED" and body[0]["exercise"] == exercise.slug
+    assert client.get(reverse("api:submission_list"), {"exercise": "other"}, **auth(token)).json() == []
+    assert client.get(reverse("api:submission_list"), {"limit": "1"}, **auth(token)).json()[0]["id"] == second.pk

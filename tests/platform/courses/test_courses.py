@@ -201,7 +201,7 @@ def test_analytics_show_verdicts_failing_checks_and_ratios(client):
     text = page.content.decode()
     assert "gradients_match</td><td>4" in text
     data = page.context["charts"][0]
-    assert dict(data["verdicts"]) == {"WRONG_ANSWER": 4, "ACCEPTED": 4}
+    assert dict(data["verdicts"]) == {"Wrong answer": 4, "Accepted": 4}  # the names students read
     assert sum(data["ratios"]["counts"]) == 4 and "vendor/chartjs/chart.umd.min.js" in text
 
 

@@ -19,7 +19,9 @@ UNOWNED = {
     "courses:join",
     "courses:join_code",
     "courses:invitation",  # opened by its emailed token (test_invitations forges and reuses them)
+    "leaderboards:index",
     "leaderboards:exercise",
+    "leaderboards:your_rank",
     "leaderboards:regrade_stale",
     "submissions:create",
     "submissions:exercise_list",

@@ -56,7 +56,9 @@ def test_the_assignment_page_submits_to_the_pinned_version_only_for_members(clie
     assert f"version {v1.number}" in text and f"newer version ({v2.number})" in text
     response = client.post(url, {"code": "x = 1\n", "idempotency_key": "k1"})
     submission = Submission.objects.get()
-    assert response.url == reverse("submissions:detail", args=[submission.pk])
+    assert response.url == f"{reverse('submissions:detail', args=[submission.pk])}?back={url.replace('/', '%2F')}"
+    verdict = client.get(response.url).content.decode()
+    assert f'<a href="{url}" id="back">' in verdict  # the way back stays inside the course
     assert submission.exercise_version == v1  # the pinned version, not the latest
     # The exercise's own page still submits to the latest.
     client.post(reverse("submissions:create", args=[exercise.slug]), {"code": "x = 2\n", "idempotency_key": "k2"})

@@ -1,7 +1,9 @@
 """docker-compose.yml comes up from images built here with no registry, passes
-`check --deploy`, and grades one solution end to end through the site."""
+`check --deploy`, grades one solution end to end through the site, shows the lessons, and
+runs a playground program on a worker (the web container has no sandbox) as a non-root uid."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -104,6 +106,26 @@ def test_the_stack_comes_up_and_grades_a_solution(stack):
         assert time.monotonic() < deadline, "no verdict within 5 minutes:\n" + fragment
         time.sleep(2)
     assert 'data-verdict="ACCEPTED"' in fragment, fragment
+
+    # The lessons were synced, and the playground runs through a worker: the web container
+    # has no Docker socket, so a run done in the web request could only fail there.
+    status, _, lessons = client.get("/lessons/")
+    assert status == 200 and "/lessons/computation-graphs/" in lessons, lessons[:2000]
+    status, _, started = client.post_form("/lessons/playground/run/",
+                                          {"code": "import os\nprint('uid', os.getuid(), os.geteuid())\n"},
+                                          form_page="/lessons/playground/")
+    assert status == 202, (status, started)
+    run = json.loads(started)
+    deadline = time.monotonic() + 180
+    while not run["finished"]:
+        assert time.monotonic() < deadline, f"the playground run never finished: {run}"
+        time.sleep(1)
+        status, _, polled = client.get(run["status_url"])
+        assert status == 200
+        run = json.loads(polled)
+    assert run["state"] == "done", run
+    uids = re.search(r"uid (\d+) (\d+)", json.dumps(run["result"]))
+    assert uids and int(uids.group(1)) != 0 and int(uids.group(2)) != 0, run["result"]
 
     # Quiz banks were synced too, and the broker keeps what it holds across a restart.
     quizzes = run("exec", "-T", "web", "python", "manage.py", "shell", "-c",

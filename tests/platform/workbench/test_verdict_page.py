@@ -48,7 +48,30 @@ def test_performance_is_a_chart_with_the_numbers_behind_a_disclosure(client, gra
     page = page_of(client, graded("accepted"))
     assert "15 of 15 points: every check passed." in page
     assert 'class="perf-chart"' in page and "{&#x27;cases&#x27;" not in page
-    assert "<summary>Raw numbers</summary>" in page
+    assert "<summary>How it was measured</summary>" in page
+
+
+def test_speed_is_said_in_words_with_no_raw_keys(client, graded):
+    """Issue 28: "0.9219× (0.2516–1.323)", `speedup: None` and `budget_s` were what a student read."""
+    page = page_of(client, graded("accepted"))  # ratio 0.9219, interval 0.2516–1.323, at most 3×
+    assert "Your code was about as fast as the reference solution." not in page  # 0.92 is faster
+    assert "Your code was about 1.1× faster than the reference solution." in page
+    assert "95% interval: your time is 25% to 132% of its time." in page
+    assert "Needed: at most 3× the time of the reference solution." in page
+    assert "Timed runs of each" in page and "of 8 seconds allowed" in page
+    for raw in ("speedup", "budget_s", "None", "0.9219", "student_compile_s"):
+        assert raw not in page, raw
+
+
+def test_a_speed_up_case_names_its_baseline(client, graded):
+    submission = graded("accepted")
+    case = submission.result["perf"]["cases"][0]
+    case.update(baseline="loop", speedup=5, at_most=0.2, ratio=0.05, interval=[0.04, 0.06])
+    submission.save(update_fields=["result"])
+    page = page_of(client, submission)
+    assert "Your code was about 20× faster than the plain loop." in page
+    assert "Needed: at least 5× faster than the plain loop." in page
+    assert "Time of the plain loop (median)" in page and "Reference time" not in page
 
 
 def test_the_chinese_verdict_page_is_in_chinese(client, graded):

@@ -25,7 +25,10 @@
     dagre.layout(g);
     var info = g.graph();
     container.textContent = "";
+    // Drawn at its natural size, one unit a pixel: labels stay 11 px on a phone (the frame
+    // scrolls sideways instead), and two graphs side by side share one scale.
     var svg = el("svg", { viewBox: "0 0 " + Math.ceil(info.width) + " " + Math.ceil(info.height),
+                          width: Math.ceil(info.width), height: Math.ceil(info.height),
                           class: "graph-svg", role: "img" }, container);
     if (options.title) el("title", {}, svg).textContent = options.title;
     var defs = el("defs", {}, svg);

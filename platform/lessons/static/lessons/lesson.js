@@ -5,6 +5,7 @@
   "use strict";
   var _ = window.gettext || function (s) { return s; };
   var fmt = window.interpolate || function (s) { return s; };
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
   var lang = (document.documentElement.lang || "en").toLowerCase().indexOf("zh") === 0 ? "zh-hans" : "en";
   var data = JSON.parse((document.getElementById("viz-data") || { textContent: "{}" }).textContent);
 
@@ -184,7 +185,9 @@
         : last.phase === "define"
         ? fmt(_("define %(node)s = %(op)s(%(inputs)s): no value yet"), { node: last.node, op: last.op, inputs: last.inputs.join(", ") }, true)
         : last.phase === "compile"
-        ? fmt(_("compile: %(passes)s passes; %(removed)s node(s) left out of the plan"), { passes: last.passes.length,
+        ? fmt(ngettext("compile: %(passes)s passes; %(removed)s node left out of the plan",
+                     "compile: %(passes)s passes; %(removed)s nodes left out of the plan",
+                     Object.keys(defined).length - last.plan.length), { passes: last.passes.length,
             removed: Object.keys(defined).length - last.plan.length }, true)
         : fmt(_("run %(node)s → %(value)s"), { node: last.node, value: GraphView.formatValue(last.value) }, true);
       view.column.dataset.phase = last ? last.phase : "";
@@ -202,7 +205,8 @@
       });
       view.drawn.edges.forEach(function (e) { e.classList.toggle("hidden", !present[e.dataset.to.split(":")[0]]); });
       view.column.querySelector(".graph-state").textContent = !n ? _("No graph yet: press Step or Play.")
-        : fmt(_("The tape holds %(k)s op(s) so far; it grows as each line runs."), { k: taped }, true);
+        : fmt(ngettext("The tape holds %(k)s op so far; it grows as each line runs.",
+                     "The tape holds %(k)s ops so far; it grows as each line runs.", taped), { k: taped }, true);
       view.column.querySelector(".step-text").textContent = !last ? "" : last.phase === "leaf"
         ? fmt(_("%(node)s = tensor(%(value)s): the value exists at once"), { node: last.node, value: GraphView.formatValue(last.value) }, true)
         : fmt(_("%(node)s = %(op)s(%(inputs)s) → %(value)s%(tape)s"), { node: last.node, op: last.op, inputs: last.inputs.join(", "),
@@ -262,7 +266,7 @@
       root.querySelector(".pass-notes").textContent = (PASS_HELP[stage.pass] || "") +
         (lang === "en" && stage.notes.length ? " (" + stage.notes.join("; ") + ")" : "");
       root.querySelector(".pass-diff").textContent = !before ? _("The graph as you built it, in execution order.")
-        : fmt(_("Changed or new: %(c)s node(s). Removed: %(r)s."), { c: changed,
+        : fmt(ngettext("Changed or new: %(c)s node. Removed: %(r)s.", "Changed or new: %(c)s nodes. Removed: %(r)s.", changed), { c: changed,
             r: removed.length ? removed.map(function (n) { return n.name; }).join(", ") : _("none") }, true);
       root.querySelector("[data-action=prev]").disabled = index === 0;
       root.querySelector("[data-action=next]").disabled = index === flow.stages.length - 1;
@@ -306,8 +310,20 @@
   }
 
   /* ---- performance-flexibility radar ----------------------------------------------------- */
+  function wrapWords(text, width) {
+    if (text.indexOf(" ") < 0) return text;
+    var lines = [], line = "";
+    text.split(" ").forEach(function (word) {
+      if (line && (line + " " + word).length > width) { lines.push(line); line = word; } else { line = line ? line + " " + word : word; }
+    });
+    lines.push(line);
+    return lines;
+  }
+
   function radarViz(root, viz) {
-    var axes = viz.axes.map(function (a) { return local(a.name); });
+    // Long axis names in lines of a few words (Chart.js draws an array as lines), or a phone
+    // cuts "Deployment outside Python" at the canvas edge.
+    var axes = viz.axes.map(function (a) { return wrapWords(local(a.name), 14); });
     var palette = ["#3657d6", "#c0392b", "#1f8a4c", "#b7791f", "#7a3fb0"];
     var datasets = viz.frameworks.map(function (f, k) {
       return { label: local(f.name), data: f.scores, borderColor: palette[k % 5], backgroundColor: palette[k % 5] + "22",
@@ -315,8 +331,11 @@
     });
     if (window.Chart) {
       new Chart(root.querySelector("canvas"), { type: "radar", data: { labels: axes, datasets: datasets },
-        options: { animation: false, responsive: true, maintainAspectRatio: true,
-                   scales: { r: { min: 0, max: 5, ticks: { stepSize: 1 } } } } });
+        // Axis names at 12 px and the legend below: at 390 px the labels took the chart's room.
+        options: { animation: false, responsive: true, maintainAspectRatio: true, aspectRatio: 1,
+                   plugins: { legend: { position: "bottom", labels: { boxWidth: 12, font: { size: 12 } } } },
+                   scales: { r: { min: 0, max: 5, ticks: { stepSize: 1, font: { size: 11 } },
+                                  pointLabels: { font: { size: 12 } } } } } });
     }
   }
 

@@ -43,21 +43,27 @@
     let saveTimer = null;
     let lastSaved = textarea.value;
 
+    function say(text, isError) {
+      if (!status) return;
+      status.textContent = text;
+      status.classList.toggle("error", isError);
+    }
+
     function saveDraft() {
       const code = textarea.value;
       if (!draftUrl || code === lastSaved) return;
       const body = new URLSearchParams({ code });
-      // keepalive: the save still goes out while the page is being left (submit, navigation).
-      fetch(draftUrl, { method: "POST", body, headers: { "X-CSRFToken": csrfToken() }, credentials: "same-origin", keepalive: true })
+      // keepalive lets a save still go out while the page is being left (submit, navigation),
+      // but the browser refuses a keepalive body over 64 KiB with no reason given: a large
+      // draft goes without it, so the server's own answer (the size limit) reaches the page.
+      const keepalive = body.toString().length < 60000;
+      fetch(draftUrl, { method: "POST", body, headers: { "X-CSRFToken": csrfToken() }, credentials: "same-origin", keepalive })
         .then((r) => r.json().then((data) => ({ ok: r.ok, data })))
         .then(({ ok, data }) => {
           if (ok) lastSaved = code;
-          if (status) {
-            status.textContent = ok ? status.dataset.saved : data.error || status.dataset.failed;
-            status.classList.toggle("error", !ok);
-          }
+          say(ok ? status.dataset.saved : data.error || status.dataset.failed, !ok);
         })
-        .catch(() => { if (status) { status.textContent = status.dataset.failed; status.classList.add("error"); } });
+        .catch(() => say(status ? `${status.dataset.failed} ${status.dataset.offline || ""}`.trim() : "", true));
     }
 
     const submitKey = {
@@ -68,12 +74,14 @@
       parent: textarea.parentNode,
       state: EditorState.create({
         doc: textarea.value,
+        // Our keys come before basicSetup: among equal precedences the earlier extension wins,
+        // and basicSetup's default keymap binds Mod-Enter to "insert a blank line".
         extensions: [
+          keymap.of([submitKey, indentWithTab]),
           basicSetup,
           syntaxHighlighting(readable),
           python(),
           indentUnit.of("    "),
-          keymap.of([submitKey, indentWithTab]),
           lintGutter(),
           EditorState.readOnly.of(readOnly),
           EditorView.contentAttributes.of({ "aria-label": labelText, "aria-describedby": textarea.getAttribute("aria-describedby") || "", tabindex: "0" }),
@@ -90,6 +98,9 @@
     });
     textarea.parentNode.insertBefore(view.dom, textarea.nextSibling);
     textarea.hidden = true;
+    // A hidden field cannot show the browser's "fill this in" bubble, so `required` would
+    // stop an empty submit without a word: the server says what is wrong instead.
+    textarea.required = false;
     // Someone (a test, a password manager, the browser restoring a form) set the textarea:
     // the editor follows.
     textarea.addEventListener("input", () => {

@@ -1,0 +1,642 @@
+"""An independent red team's attacks on the judge (after issues 21 and 22), on docker-runc,
+docker-runsc and local.
+
+Each test plants one attack and asserts the SAFE outcome, so an attack that works is a
+failing test. The reviewer knew only README.md, DESIGN.md and the code. Three goals:
+forge a verdict, rank slow code first, or read hidden data.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from grader.contract import Kind
+from grader.host import Verdict, grade, load_exercise
+from tests.grader.factories import REPO, TOML, make_exercise
+from tests.sandbox.backends import sandbox  # noqa: F401
+
+# The baseline burns 4 ms of CPU per call; the threshold is 3x. Each cheat below spends
+# at least 25x that per call, in some way the clock might not see.
+CHECKS = """\
+from grader.harness import Race, check, close, perf
+
+@check(points=1)
+def adds_small_numbers(student, reference, rng):
+    close(student.add(0.5, 1), reference.add(0.5, 1))
+
+@perf(points=1)
+def keeps_up(student, reference, rng):
+    return Race(student=student.work, reference=reference.work, inputs=lambda rng: (int(rng.integers(1000)),))
+"""
+SOLUTION = """\
+import time
+
+def add(a, b):
+    return a + b
+
+def burn(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+def work(n):
+    burn(0.004)  # the baseline: 4 ms of work
+    return n * 2
+"""
+PERF_TOML = TOML + """
+[perf.keeps_up]
+baseline = "reference"
+at_most = 3.0
+budget_s = 3
+"""
+
+
+def exercise(tmp_path, checks: str = CHECKS, solution: str = SOLUTION, toml: str = PERF_TOML):
+    return load_exercise(make_exercise(tmp_path / "exercise", toml=toml, checks=checks, solution=solution))
+
+
+def summary(verdict: Verdict) -> list:
+    return [(c.name, str(c.kind), c.message[:200]) for c in verdict.checks] or verdict.notes
+
+
+def perf_case(verdict: Verdict) -> dict:
+    return (verdict.perf or {"cases": [{}]})["cases"][0]
+
+
+# --- 1. slow code that the clock does not see -------------------------------------------------
+
+# Each student's work(n) takes 100 ms of the wall clock per call (25x the baseline) and
+# returns the right answer; what differs is where the time goes.
+SLOW_WORK = {
+    # waiting costs no CPU: a CPU clock alone would call this 0.001x the reference
+    "sleeps": """
+        def work(n):
+            time.sleep(0.1)
+            return n * 2
+        """,
+    # the work happens in a process born (and reaped) inside the timed window
+    "forks_a_child_per_call": """
+        import os
+
+        def work(n):
+            pid = os.fork()
+            if pid == 0:
+                burn(0.1)
+                os._exit(0)
+            os.waitpid(pid, 0)
+            return n * 2
+        """,
+    # ... in a helper process started at import, woken through a pipe: the caller only waits
+    "hands_the_work_to_a_helper_process": """
+        import os
+
+        _ask_r, _ask_w = os.pipe()
+        _done_r, _done_w = os.pipe()
+        if os.fork() == 0:
+            while os.read(_ask_r, 1):
+                burn(0.1)
+                os.write(_done_w, b"x")
+            os._exit(0)
+
+        def work(n):
+            os.write(_ask_w, b"x")
+            os.read(_done_r, 1)
+            return n * 2
+        """,
+    # ... in a thread started at import, woken through a lock: the calling thread only waits
+    "hands_the_work_to_a_thread": """
+        import threading
+
+        _ask, _done = threading.Semaphore(0), threading.Semaphore(0)
+
+        def _helper():
+            while True:
+                _ask.acquire()
+                burn(0.1)
+                _done.release()
+
+        threading.Thread(target=_helper, daemon=True).start()
+
+        def work(n):
+            _ask.release()
+            _done.acquire()
+            return n * 2
+        """,
+    # ... in a thread born inside the window, which ends before the window closes
+    "starts_a_thread_per_call": """
+        import threading
+
+        def work(n):
+            helper = threading.Thread(target=burn, args=(0.1,))
+            helper.start()
+            helper.join()
+            return n * 2
+        """,
+}
+
+
+def slow_student(name: str) -> str:
+    return SOLUTION.split("def work")[0] + textwrap.dedent(SLOW_WORK[name])
+
+
+@pytest.mark.parametrize("name", list(SLOW_WORK))
+def test_time_spent_outside_the_callers_cpu_is_still_timed(tmp_path, sandbox, name):
+    verdict = grade(exercise(tmp_path), slow_student(name), sandbox)
+    assert verdict.verdict == Kind.TOO_SLOW, (summary(verdict), perf_case(verdict))
+
+
+# --- 2. reaching the trusted side: files, processes, the cgroup, the result channel ---------
+
+# At import the student tries every door it can find and prints the ones that opened. A
+# correct add() follows, so an honest judge says ACCEPTED, and shows an empty list.
+PROBE = r'''
+import ctypes, os, signal, socket
+
+opened, peeked = [], []  # doors that give something; metadata of another process
+me = os.getpid()
+libc = ctypes.CDLL(None, use_errno=True)
+
+def attempt(what, action, peek=False):
+    try:
+        action()
+    except Exception:
+        return
+    if "/dev/null" not in os.path.realpath(what.split()[1]) if what.startswith("open /proc") else True:
+        (peeked if peek else opened).append(what)
+
+def write(path):
+    with open(path, "w") as file:
+        file.write("planted")
+
+def read(path):
+    with open(path, "rb") as file:
+        file.read(1)
+
+others = []
+for entry in os.listdir("/proc"):
+    if entry.isdigit() and int(entry) != me:
+        try:
+            uid = os.stat(f"/proc/{entry}").st_uid
+        except OSError:
+            continue
+        if uid != os.getuid():
+            others.append(int(entry))
+
+# Files the trusted side writes or reads, and the places a cache could be planted in.
+for path in ("/tmp/planted", "/tmp/torchinductor_root/planted", "/var/tmp/planted", "/dev/shm/planted",
+             "/run/lock/planted", "/job/planted", "/job/out/result.json", "/job/out/result.mac",
+             "../out/result.json", "../out/result.mac", "../planted", "/job/submission/planted"):
+    attempt(f"write {path}", lambda: write(path))
+for path in ("/job/exercise/checks.py", "/job/exercise/solution.py", "/job/exercise/manifest.json",
+             "../exercise/checks.py", "../exercise/solution.py", "../exercise/manifest.json"):
+    attempt(f"read {path}", lambda: read(path))
+# Other families' homes under /tmp (the names are random, but /proc may say where they are).
+for pid in others:
+    for link in ("cwd", "root"):
+        attempt(f"list /proc/{pid}/{link}", lambda: os.listdir(f"/proc/{pid}/{link}"))
+    for name in ("mem", "syscall", "stack"):
+        attempt(f"read /proc/{pid}/{name}", lambda: read(f"/proc/{pid}/{name}"))
+    for name in ("environ", "maps"):
+        attempt(f"read /proc/{pid}/{name}", lambda: read(f"/proc/{pid}/{name}"), peek=True)
+    attempt(f"list /proc/{pid}/fd", lambda: os.listdir(f"/proc/{pid}/fd"), peek=True)
+    # Another process's pipes and files reopened through /proc: the reference's request and
+    # reply pipes would let the student answer for the reference.
+    for fd in range(64):
+        for mode in (os.O_RDONLY, os.O_WRONLY):
+            if os.path.lexists(f"/proc/{pid}/fd/{fd}") or fd < 16:
+                attempt(f"open /proc/{pid}/fd/{fd} mode {mode}",
+                        lambda: os.close(os.open(f"/proc/{pid}/fd/{fd}", mode | os.O_NONBLOCK)))
+    attempt(f"signal {pid}", lambda: os.kill(pid, 0))
+    attempt(f"ptrace {pid}", lambda: (libc.ptrace(16, pid, 0, 0) == 0) or (_ for _ in ()).throw(OSError()))
+# Becoming someone else: root, or the reference's uid (the lent uid's twin).
+for uid in {0, os.getuid() + 100000, *(os.stat(f"/proc/{p}").st_uid for p in others if os.path.exists(f"/proc/{p}"))}:
+    attempt(f"setuid {uid}", lambda: os.setresuid(uid, uid, uid))
+attempt("unshare a user namespace", lambda: (libc.unshare(0x10000000) == 0) or (_ for _ in ()).throw(OSError()))
+# The freezer: thawing itself while the baseline is timed, or leaving the cgroup.
+for root in ("/sandbox-cgroup", "/sys/fs/cgroup"):
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            attempt(f"open {path} for writing", lambda: open(path, "w").close())
+# Abstract unix sockets another process listens on (the zygote's channel is a socketpair).
+try:
+    lines = open("/proc/net/unix").read().splitlines()[1:]
+    names = {line.split()[-1] for line in lines if line.split()[-1].startswith("@")}
+except OSError:
+    names = set()
+for name in names:
+    def connect(name=name):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.connect("\0" + name[1:])
+    attempt(f"connect {name}", connect)
+
+print("OTHERS", len(others), "OPENED", opened, "PEEKED", peeked, flush=True)
+'''
+
+
+def probed(tmp_path, sandbox) -> Verdict:
+    verdict = grade(exercise(tmp_path, checks=CHECKS.split("@perf")[0], toml=TOML), PROBE + SOLUTION, sandbox)
+    assert "OTHERS 0 " not in verdict.stdout, verdict.stdout  # the judge, zygote and reference were there to try
+    assert verdict.verdict == Kind.ACCEPTED, summary(verdict)
+    return verdict
+
+
+def test_every_door_to_the_trusted_side_stays_shut(tmp_path, sandbox):
+    verdict = probed(tmp_path, sandbox)
+    assert "OPENED [] PEEKED" in verdict.stdout, verdict.stdout
+
+
+def test_the_trusted_processes_proc_files_are_not_the_students_to_read(tmp_path, sandbox, request):
+    if sandbox.name == "docker-runsc":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "gVisor (runsc) lets any uid read /proc/<pid>/environ and /proc/<pid>/maps and list "
+            "/proc/<pid>/fd of the bootstrap, zygote, judge and reference (root and the trusted "
+            "twin), where Linux refuses them. Nothing secret is there today (the secret travels "
+            "on a descriptor the judge has already closed, the pipes cannot be reopened), but "
+            "the trusted side's memory layout is the student's to read. Needs hidepid on the "
+            "sandbox's /proc or a newer runsc; not contained enough to change in this round.")))
+    verdict = probed(tmp_path, sandbox)
+    assert "PEEKED []" in verdict.stdout, verdict.stdout
+
+
+# --- 3. reading a hidden input through the kind of a hidden row's failure --------------------
+
+HIDDEN_CHECKS = CHECKS.split("@perf")[0] + """
+@check(points=1)
+def echoes_a_constant_hidden_input(student, reference, rng):
+    close(student.echo(SECRET), reference.echo(SECRET))
+"""
+# The student fails the hidden check either way, but picks how by one bit of the hidden
+# input: raise (RUNTIME_ERROR) or a wrong answer (WRONG_ANSWER). A row per kind shows the bit.
+BIT_READER = SOLUTION + """
+def echo(text):
+    if ord(text[-1]) % 2:
+        raise ValueError("odd")
+    return "even"
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "A hidden row shows the kind of its failure (its fixed text is per kind, and the verdict's "
+    "kind follows), and the student's process picks the kind after it saw the hidden input: "
+    "RUNTIME_ERROR, WRONG_ANSWER, TIME_LIMIT, MEMORY_LIMIT or OUTPUT_LIMIT, over 2 bits per "
+    "hidden check and grading. Inputs drawn from the secret seed change every grading, but a "
+    "constant hidden input in checks.py can be read out over resubmissions and then hard-coded. "
+    "Closing it means one text (and one verdict kind) for every failure of a hidden check: a "
+    "product decision beyond this round, so it stays open."))
+def test_a_hidden_rows_failure_does_not_depend_on_the_hidden_input(tmp_path, sandbox):
+    shown = []
+    for secret in ("hidden-input-4242", "hidden-input-4243"):
+        checks = f"SECRET = {secret!r}\n" + HIDDEN_CHECKS
+        verdict = grade(exercise(tmp_path / secret, checks=checks, solution=SOLUTION + "\ndef echo(t):\n    return t\n",
+                                 toml=TOML), BIT_READER, sandbox)
+        shown.append((str(verdict.verdict), [(c.name, str(c.kind), c.message_id) for c in verdict.checks]))
+    assert shown[0] == shown[1], shown
+
+
+# --- 4. a property measured inside the student's process ---------------------------------------
+
+ZERO_GRAPH_BREAKS = REPO / "exercises" / "coding" / "zero-graph-breaks"
+# The mutant that keeps its debug print (one graph break, PARTIAL), plus a patch that makes
+# torch._dynamo.explain, which the checks call in the student's own process, report none.
+EXPLAIN_FORGER = (ZERO_GRAPH_BREAKS / "mutants" / "keeps_the_print.py").read_text() + """
+import torch._dynamo as _dynamo
+
+_explain = _dynamo.explain
+
+
+class _NoBreaks:
+    graph_break_count = 0
+    break_reasons = []
+
+
+def _forged_explain(function, *args, **kwargs):
+    def run(*inputs, **named):
+        _explain(function, *args, **kwargs)(*inputs, **named)  # look busy: the real thing runs
+        return _NoBreaks()
+    return run
+
+
+_dynamo.explain = _forged_explain
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "zero-graph-breaks asks torch._dynamo.explain for the break count inside the student's own "
+    "process (the function lives there), and that process's torch is the student's to patch: a "
+    "model that keeps its graph break scores 10/10. DESIGN invariant 5 (a property measured "
+    "inside the student's process is the student's to fake) needs the count from somewhere the "
+    "student's code cannot reach; but explain runs the function's eager parts (the print itself), "
+    "so even a fresh worker given only the function's source lets that code patch explain for the "
+    "next call or clear the break list it is filling. The exercise needs another way to judge "
+    "'one graph' (e.g. a count kept by a backend in a process the traced code cannot address); "
+    "not a contained change for this round."))
+def test_a_graph_break_count_cannot_be_forged(sandbox):
+    verdict = grade(load_exercise(ZERO_GRAPH_BREAKS), EXPLAIN_FORGER, sandbox)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+    assert [c.name for c in verdict.checks if not c.passed] == ["no_graph_breaks", "one_graph_on_the_other_branch_too"]
+
+
+DYNAMIC_SHAPES = REPO / "exercises" / "coding" / "dynamic-shape-recompiles"
+# The mutant that never compiles (WRONG_ANSWER), plus a patch of its own worker: the probe the
+# checks send (run_in) is compiled there, so the student wraps it and rewrites the counts.
+PROBE_FORGER = (DYNAMIC_SHAPES / "mutants" / "runs_eagerly.py").read_text() + """
+import grader.harness.worker as _worker
+
+_function = _worker.Worker.function
+
+
+def _forging_function(self, source):
+    real = _function(self, source)
+    if "def probe" not in source:
+        return real
+
+    def forged(*args):
+        found = real(*args)
+        found["graphs"], found["runs"] = 1, len(args[2])  # one graph, and every call ran it
+        return found
+    self.sources[id(forged)] = source  # fingerprinted as the probe the judge sent: "unchanged"
+    self.compiled[source] = forged
+    return forged
+
+
+_worker.Worker.function = _forging_function
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "dynamic-shape-recompiles counts graphs and runs with a probe that run_in sends into the "
+    "student's process, whose worker (grader.harness.worker, already imported there) compiles "
+    "it: the student wraps the probe and reports one graph and every call run, and a model that "
+    "never compiles scores 10/10. Every property a check reads back from run_in in the student's "
+    "program is the student's to choose (DESIGN invariant 5); the counting must move out of that "
+    "process, which is a redesign of the exercise, not a contained fix."))
+def test_a_graph_count_from_a_probe_in_the_students_process_cannot_be_forged(sandbox):
+    verdict = grade(load_exercise(DYNAMIC_SHAPES), PROBE_FORGER, sandbox)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+# --- 5. the board: re-rolling the noise with a comment ------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_same_code_with_a_new_comment_does_not_re_roll_the_noise():
+    """The same code graded again keeps its entry (issue 22); the same code with one comment
+    more is new code to the digest, and a luckier grading of it used to replace the entry. The
+    reviewer's gradings of one honest solution ranged 0.81-1.05x; the best of a handful of
+    comment variants stands as the student's number. An entry moves only for a grading that is
+    clearly faster (its interval ends below the entry's), as the board's ranks are made."""
+    from leaderboards.models import Entry
+    from tests.platform import classroom as make
+
+    ex = make.exercise()
+    student = make.user()
+    code = "def f():\n    return 1\n"
+    original = make.graded(student, ex, ratio=1.0, interval=(0.8, 1.25), code=code)
+    for n, lucky in enumerate((0.95, 0.9, 0.85, 0.81)):
+        make.graded(student, ex, ratio=lucky, interval=(lucky * 0.8, lucky * 1.25), code=f"# try {n}\n{code}")
+    entry = Entry.objects.get()
+    assert (entry.submission, entry.ratio) == (original, pytest.approx(1.0))
+    # Code that is clearly faster still moves the entry.
+    faster = make.graded(student, ex, ratio=0.5, interval=(0.45, 0.55), code="def f():\n    return True\n")
+    assert Entry.objects.get().submission == faster
+
+
+# --- 6. the board: code that fails only when it is measured again --------------------------------
+
+from tests.platform.conftest import exercise as thin_path_exercise  # noqa: E402, F401
+
+
+@pytest.mark.django_db
+def test_code_that_fails_when_measured_again_leaves_the_speed_ranking(thin_path_exercise, settings, requires):
+    """A re-measurement is a grading like any other, except that it comes minutes or hours
+    after the submission, and the code knows when it was submitted: it passes its own grading
+    and raises in every re-measurement. Such an entry kept its (planted) numbers, unverified
+    for good. Now a re-measurement that is not ACCEPTED takes the entry's ratio away until
+    the student is graded again; the same code submitted again restores it."""
+    import time
+
+    from leaderboards.models import Entry, Verification
+    from leaderboards.tasks import verify_top
+    from leaderboards.verification import verification_request
+    from tests.platform import classroom as make
+    from tests.platform.operations.processes import docker_is_up
+
+    requires("Docker engine", docker_is_up(), "start dockerd")
+    settings.SANDBOX_BACKEND, settings.SANDBOX_POOL_SIZE, settings.LEADERBOARD_VERIFY_TOP = "docker", 0, 2
+    ex = thin_path_exercise
+    solution = ex.current_version.files["solution.py"]
+    # A real one would wait a few minutes (the board's debounce); here its grading is planted.
+    code = f"{solution}\nimport time\nif time.time() > {time.time():.0f}:\n    raise RuntimeError('measured again')\n"
+    honest, dodger = make.user("honest", pseudonym="honest"), make.user("dodger", pseudonym="dodger")
+    make.graded(honest, ex, ratio=1.0, interval=(0.9, 1.1), code=f"# honest\n{solution}")
+    make.graded(dodger, ex, ratio=0.1, interval=(0.09, 0.11), code=code)
+    Verification.objects.all().delete()
+    batch = verification_request(ex.current_version_id, delay_s=0)
+    verify_top(batch.id)
+    batch.refresh_from_db()
+    rows = {row["user"]: row for row in batch.candidates}
+    assert rows[dodger.id]["verdict"] == "RUNTIME_ERROR", rows
+    entry = Entry.objects.get(user=dodger)
+    assert (entry.ratio, entry.ratio_low, entry.ratio_high) == (None, None, None), entry.__dict__
+    assert Entry.objects.get(user=honest).ratio_low > 0.01
+    # Off the speed ranking: behind the honest entry, not sharing the first place with it.
+    from leaderboards.selectors import exercise_board
+
+    board = exercise_board(ex, viewer=honest)
+    assert [(row.user_id, row.rank_label) for row in board.rows] == [(honest.id, "1"), (dodger.id, "2")]
+    # Graded again (the same code, honest this time), the entry has a ratio once more.
+    make.graded(dodger, ex, ratio=1.05, interval=(0.95, 1.15), code=code)
+    assert Entry.objects.get(user=dodger).ratio == pytest.approx(1.05)
+
+
+# --- 7. a covert channel between two gradings on one host ----------------------------------------
+
+# How busy the host's CPUs were for one second, less this process's own CPU, in jiffies.
+CPU_WATCHER = """
+import os, time
+
+def _busy_jiffies():
+    with open("/proc/stat") as file:
+        fields = file.readline().split()[1:]
+    return sum(int(value) for value in fields[:3])  # user, nice, system: every CPU of the host
+
+_mine, _before = os.times(), _busy_jiffies()
+time.sleep(1.0)
+_after, _mine_after = _busy_jiffies(), os.times()
+_own = (_mine_after.user + _mine_after.system - _mine.user - _mine.system) * os.sysconf("SC_CLK_TCK")
+print("OTHERS_JIFFIES", int(_after - _before - _own), flush=True)
+""" + SOLUTION
+
+
+def test_a_grading_cannot_watch_how_busy_the_hosts_cpus_are(tmp_path, sandbox, request):
+    """A second submission of the same student, graded at the same time on the same host,
+    spins or idles in time slots during its hidden checks; this one watches the host's CPU
+    counters during its visible phase and prints what it reads, which is shown. The host is
+    made busy here (one process spinning) so that the channel has something to carry."""
+    import re
+    import subprocess
+    import sys
+
+    if sandbox.name != "docker-runsc":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "On runc and local, /proc/stat and /proc/loadavg are the host's: a grading's process "
+            "sees every CPU's busy time, 100 jiffies a second per busy core (the reviewer read 199 "
+            "in 1 s on this 2-core host). With a second in-flight submission of the same student "
+            "encoding a hidden input as busy or idle slots during its hidden checks, this grading "
+            "reads it in its visible phase and prints it. gVisor shows its own counters. Closing "
+            "it needs virtualised /proc files (lxcfs-like) or never running two gradings of one "
+            "student at the same time on one host; neither is contained.")))
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        verdict = grade(exercise(tmp_path, checks=CHECKS.split("@perf")[0], toml=TOML), CPU_WATCHER, sandbox)
+    finally:
+        spinner.kill()
+        spinner.wait()
+    found = re.search(r"OTHERS_JIFFIES (-?\d+)", verdict.stdout)
+    assert found is not None and verdict.verdict == Kind.ACCEPTED, (verdict.stdout, summary(verdict))
+    assert int(found.group(1)) < 20, verdict.stdout  # a spinning core alone is 100 a second
+
+
+# --- 8. a library doing the exercise's work -----------------------------------------------------
+
+BROADCAST_AUTOGRAD = REPO / "exercises" / "coding" / "broadcast-autograd"
+# The exercise: reverse mode with broadcasting, written by hand. This one hands it to torch.
+TORCH_DOES_IT = '''
+import numpy as np
+import torch
+
+
+def _plain(tensor):
+    array = tensor.numpy().copy()
+    return array[()] if array.ndim == 0 else array  # a gradient summed to shape (): a number
+
+
+class Tensor:
+    def __init__(self, data, _t=None):
+        self._t = _t if _t is not None else torch.tensor(np.asarray(data, dtype=np.float64), requires_grad=True)
+        if self._t.requires_grad and self._t.is_leaf is False:
+            self._t.retain_grad()
+
+    @property
+    def data(self):
+        return self._t.detach().numpy().copy()
+
+    @property
+    def grad(self):
+        return None if self._t.grad is None else _plain(self._t.grad)
+
+    @staticmethod
+    def _wrap(value):
+        return value if isinstance(value, Tensor) else Tensor(value)
+
+    def __add__(self, other):
+        return Tensor(None, self._t + self._wrap(other)._t)
+
+    def __mul__(self, other):
+        return Tensor(None, self._t * self._wrap(other)._t)
+
+    def __matmul__(self, other):
+        return Tensor(None, self._t @ self._wrap(other)._t)
+
+    def sum(self, axis=None):
+        return Tensor(None, self._t.sum() if axis is None else self._t.sum(dim=axis))
+
+    def exp(self):
+        return Tensor(None, self._t.exp())
+
+    def tanh(self):
+        return Tensor(None, self._t.tanh())
+
+    def __neg__(self):
+        return Tensor(None, -self._t)
+
+    def __sub__(self, other):
+        return self + (-self._wrap(other))
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __rsub__(self, other):
+        return (-self) + other
+
+    def backward(self):
+        if self._t.numel() != 1:
+            raise ValueError("backward() needs a single-element output; call .sum() first")
+        self._t.backward()
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "broadcast-autograd asks for reverse mode with broadcasting written by hand; a Tensor that "
+    "hands every operation to torch.autograd scores 10/10. DESIGN's "
+    "invariant 5 says exercises name the library APIs that would do the work and refuse them "
+    "(static check and audit hook); no exercise.toml key, no judge check and no audit hook exist. "
+    "An audit hook alone is not enough either where torch is preloaded in the zygote (an import "
+    "of a module already in sys.modules raises no event). Needs a refused-imports key in the "
+    "spec, a static check, and workers forked without the refused modules: not contained."))
+def test_a_library_cannot_do_the_exercises_work(sandbox):
+    verdict = grade(load_exercise(BROADCAST_AUTOGRAD), TORCH_DOES_IT, sandbox)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+# --- 9. loading the sandbox around the baseline, and memory no process owns ----------------------
+
+# 8x the baseline's work, plus two threads that spin whenever the student runs: on gVisor,
+# where the wall clock decides, they spend the sandbox's CPU quota so that the baseline's
+# call after the student's might be throttled. The reviewer measured 6.6x without them, 7.6x with.
+QUOTA_BURNER = SOLUTION.split("def work")[0] + """
+import threading
+
+def _spin():
+    while True:
+        pass
+
+for _ in range(2):
+    threading.Thread(target=_spin, daemon=True).start()
+
+def work(n):
+    burn(0.032)
+    return n * 2
+"""
+
+
+def test_spending_the_sandboxs_cpu_quota_does_not_slow_the_baseline_enough(tmp_path, sandbox):
+    verdict = grade(exercise(tmp_path), QUOTA_BURNER, sandbox)
+    assert verdict.verdict == Kind.TOO_SLOW, (summary(verdict), perf_case(verdict))
+
+
+# Files in its home (tmpfs: memory no process owns, that no OOM kill gives back) and eight
+# children with 200 MB each: more than the whole sandbox may hold.
+MEMORY_HOARDER = """
+import os, time
+
+try:
+    with open(os.path.join(os.environ["HOME"], "fill"), "wb") as file:
+        for _ in range(200):
+            file.write(b"x" * 2**20)
+except OSError:
+    pass
+for _ in range(8):
+    if os.fork() == 0:
+        try:
+            block = bytearray(200 * 2**20)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+        except MemoryError:
+            pass
+        time.sleep(30)
+        os._exit(0)
+time.sleep(3)
+""" + SOLUTION
+
+
+def test_filling_the_sandboxs_memory_is_the_students_fault_not_a_retry(tmp_path, sandbox):
+    """Measured: local and runc kill the children and grade the right add() (ACCEPTED); gVisor
+    has the whole sandbox OOM-killed (MEMORY_LIMIT). Never INTERNAL_ERROR, retried for free."""
+    verdict = grade(exercise(tmp_path, checks=CHECKS.split("@perf")[0], toml=TOML), MEMORY_HOARDER, sandbox)
+    assert verdict.verdict in (Kind.ACCEPTED, Kind.MEMORY_LIMIT), (summary(verdict), verdict.notes)
