@@ -88,7 +88,7 @@ def assert_hidden_rows_are_fixed(verdict: Verdict) -> None:
 
 def test_burning_the_budget_in_the_warm_up_is_too_slow(tmp_path, sandbox):
     # The first timed call burns the whole budget; every later call is 20x the baseline. Both
-    # spin rather than sleep: a sleeping call uses no CPU, and the CPU clock would rightly call it fast.
+    # spin, as the baseline does (sleeping is timed too: tests/security/test_redteam_judge.py).
     slow = SOLUTION.replace("def work(n):", textwrap.dedent("""\
         _calls = [0]
 

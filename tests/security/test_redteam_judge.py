@@ -413,8 +413,8 @@ def test_code_that_fails_when_measured_again_leaves_the_speed_ranking(thin_path_
     """A re-measurement is a grading like any other, except that it comes minutes or hours
     after the submission, and the code knows when it was submitted: it passes its own grading
     and raises in every re-measurement. Such an entry kept its (planted) numbers, unverified
-    for good. Now a re-measurement that is not ACCEPTED takes the entry's ratio away until
-    the student is graded again; the same code submitted again restores it."""
+    for good. Now a re-measurement that is not ACCEPTED withdraws the entry from the ranking
+    until the student is graded again; the same code submitted again brings it back."""
     import time
 
     from leaderboards.models import Entry, Verification
@@ -438,17 +438,17 @@ def test_code_that_fails_when_measured_again_leaves_the_speed_ranking(thin_path_
     batch.refresh_from_db()
     rows = {row["user"]: row for row in batch.candidates}
     assert rows[dodger.id]["verdict"] == "RUNTIME_ERROR", rows
-    entry = Entry.objects.get(user=dodger)
-    assert (entry.ratio, entry.ratio_low, entry.ratio_high) == (None, None, None), entry.__dict__
-    assert Entry.objects.get(user=honest).ratio_low > 0.01
-    # Off the speed ranking: behind the honest entry, not sharing the first place with it.
+    assert Entry.objects.get(user=dodger).withdrawn_at is not None
+    assert Entry.objects.get(user=honest).withdrawn_at is None
+    # Off the ranking: the honest entry is first and alone.
     from leaderboards.selectors import exercise_board
 
     board = exercise_board(ex, viewer=honest)
-    assert [(row.user_id, row.rank_label) for row in board.rows] == [(honest.id, "1"), (dodger.id, "2")]
-    # Graded again (the same code, honest this time), the entry has a ratio once more.
+    assert [(row.user_id, row.rank_label) for row in board.rows] == [(honest.id, "1")]
+    # Graded again (the same code, honest this time), the entry is back with its new numbers.
     make.graded(dodger, ex, ratio=1.05, interval=(0.95, 1.15), code=code)
-    assert Entry.objects.get(user=dodger).ratio == pytest.approx(1.05)
+    back = Entry.objects.get(user=dodger)
+    assert back.withdrawn_at is None and back.ratio == pytest.approx(1.05)
 
 
 # --- 7. a covert channel between two gradings on one host ----------------------------------------
@@ -571,14 +571,7 @@ class Tensor:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "broadcast-autograd asks for reverse mode with broadcasting written by hand; a Tensor that "
-    "hands every operation to torch.autograd scores 10/10. DESIGN's "
-    "invariant 5 says exercises name the library APIs that would do the work and refuse them "
-    "(static check and audit hook); no exercise.toml key, no judge check and no audit hook exist. "
-    "An audit hook alone is not enough either where torch is preloaded in the zygote (an import "
-    "of a module already in sys.modules raises no event). Needs a refused-imports key in the "
-    "spec, a static check, and workers forked without the refused modules: not contained."))
+# Closed by broadcast-autograd's [[rules]] (torch refused by the static check and the audit hook).
 def test_a_library_cannot_do_the_exercises_work(sandbox):
     verdict = grade(load_exercise(BROADCAST_AUTOGRAD), TORCH_DOES_IT, sandbox)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)

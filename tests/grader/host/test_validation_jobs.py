@@ -17,7 +17,7 @@ from tests.grader.factories import CHECKS, TOML, grading_sandbox, make_exercise
 
 WRONG = "def add(a, b):\n    return a - b\n"
 CRASH = "def add(a, b):\n    raise ValueError('no')\n"
-# Spins rather than sleeps: a sleeping call uses no CPU, and the CPU clock would call it fast.
+# Spins, as slow code does (a sleeping call is timed too: tests/security/test_redteam_judge.py).
 SLOW = ("import time\n\ndef add(a, b):\n    end = time.perf_counter() + 0.002\n"
         "    while time.perf_counter() < end:\n        pass\n    return a + b\n")
 PERF_CHECKS = CHECKS.replace("import check, close", "import Race, check, close, perf") + """
