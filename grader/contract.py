@@ -16,18 +16,21 @@ tests/grader/test_contract.py pin the format so that a change must be deliberate
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import enum
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+import string
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
 # Of the result document; 2 added message_id and message_params to rows, and operator_log;
 # 3 lets a message parameter be a text in every language of LANGUAGES (a check's own words),
-# and adds fresh_imports.
-FORMAT = 3
+# and adds fresh_imports; 4 adds a row's structured fields (title, expected, got, line) and
+# lets a parameter be a message of its own (the reason a check was not run).
+FORMAT = 4
 
 # The bundle, as the judge finds it in its working folder.
 MANIFEST_FILE = "exercise/manifest.json"
@@ -68,7 +71,187 @@ class Kind(enum.StrEnum):
 
 
 LANGUAGES = ("en", "zh-hans")  # every text a check writes for the student comes in each of these
-MessageParams = dict[str, str | int | float | dict[str, str]]  # a dict: {language: text} for each of LANGUAGES
+Localized = dict[str, str]  # language -> text, for every language of LANGUAGES
+# A parameter is a value (a string or a number, shown as data), a Localized text (a check's own
+# words), or a message of its own, {"message_id": ..., "message_params": {...}} whose parameters
+# are values or texts (the stop that kept a check from running).
+MessageParams = dict[str, Any]
+
+
+# --- the judge's messages ------------------------------------------------------------------
+# Every message the judge writes into a check row: a stable id and its English template with
+# str.format placeholders. The judge fills them (grader/harness/messages.py); the platform
+# words each id in the reader's language (platform/workbench/messages.py), with the same
+# parameter names (message_parameters). Add an id here and there together.
+
+MESSAGES: dict[str, str] = {
+    "check.passed": "passed",
+    "check.failed": "{detail}",  # the exercise's own words about a wrong answer (visible cases), localized
+    "check.changed_input": "your code changed its input (argument {argument}) in place; leave the inputs untouched",
+    "error.raised": "{traceback}",  # the student's own exception, their own frames only (visible cases)
+    "error.unusable_value": "the judge could not use what your code returned",
+    "hidden.wrong_answer": "wrong answer on a hidden case",
+    "hidden.time_limit": "time limit reached on a hidden case",
+    "hidden.too_slow": "too slow on a hidden performance case",
+    "hidden.memory_limit": "memory limit reached on a hidden case",
+    "hidden.output_limit": "too much output on a hidden case",
+    "hidden.runtime_error": "your code failed on a hidden case",
+    "not_run.correctness_failed": "not run: a correctness check failed",
+    "not_run.syntax_error": "not run: your code has a syntax error",
+    "not_run.load_error": "not run: your code raised an error while loading",
+    "not_run.stopped": "not run: {reason}",
+    # An exercise's rules (exercise.toml [[rules]]): {api} is the refused name, {reason} the
+    # exercise's own words (a localized text) for why.
+    "rules.refused": "not run: your code uses {api} (line {line}), which this exercise does not allow: {reason}",
+    "rules.refused_import": "your code imported {api}, which this exercise does not allow: {reason}",
+    "stop.budget_used": "the time limit was used up by earlier checks",
+    "stop.no_answer": "no answer within {seconds} s (time limit)",
+    "stop.cpu_limit": "CPU time limit reached ({seconds} s)",
+    "stop.memory_limit": "memory limit reached",
+    "stop.output_limit": "your program printed more than {limit} bytes",
+    "stop.file_too_large": "your program wrote a file larger than {limit} bytes",
+    "stop.killed": "your program was killed by {signal}",
+    "stop.exited": "your program exited (status {status}) in the middle of a check",
+    "stop.closed_channel": "your program closed the judge's channel",
+    "stop.bad_reply": "your program's reply to the judge was not valid",
+    "stop.cannot_start": "your program could not be started ({reason})",
+    "stop.unpausable": "your program kept running while it should have been paused",
+    # Performance: numbers only (ratio = the student's time / the baseline's), worded by the platform.
+    "perf.pass": (
+        "fast enough: {ratio}x the {baseline} time (interval {low}-{high}, n={n}); needed at most {at_most}x"),
+    "perf.too_slow": (
+        "too slow: {ratio}x the {baseline} time (interval {low}-{high}, n={n}); needed at most {at_most}x"),
+    "perf.undecided": (
+        "measuring again: the machine was busy, and {ratio}x the {baseline} time (interval {low}-{high}, n={n}) "
+        "did not settle against at most {at_most}x"),
+    "perf.pass_by_median": (
+        "fast enough, by the median: {ratio}x the {baseline} time (interval {low}-{high}, n={n}, measured twice "
+        "without settling); needed at most {at_most}x"),
+    "perf.too_slow_by_median": (
+        "too slow, by the median: {ratio}x the {baseline} time (interval {low}-{high}, n={n}, measured twice "
+        "without settling); needed at most {at_most}x"),
+    # Stored verdicts from before the rule that never passes an unsettled interval:
+    "perf.within_noise": (
+        "within noise: {ratio}x the {baseline} time (interval {low}-{high}, n={n}); needed at most {at_most}x; "
+        "not counted against you"),
+    "perf.too_few_pairs": (
+        "too slow: only {n} timed calls fitted in the {budget} s budget, and a decision needs {needed}; "
+        "needed at most {at_most}x the {baseline} time"
+    ),
+    # What the checks API (api.py) says about a wrong answer. ``what`` names the value in the
+    # exercise's words (a localized text); ``expected``, ``got``, ``key``, ``index``... are data.
+    "compare.returned_handle": (
+        "{what}: expected {expected}, got {got}; return plain values (numbers, lists, dicts, arrays)"),
+    "compare.not_a_dict": "{what}: expected a dict, got {got}",
+    "compare.missing_key": "{what} is missing key {key}",
+    "compare.unexpected_key": "{what} has an unexpected key {key}",
+    "compare.not_a_sequence": "{what}: expected a {expected}, got {got}",
+    "compare.length": "{what}: expected {expected} items, got {got}",
+    "compare.expected_got": "{what}: expected {expected}, got {got}",
+    "compare.not_a_number": "{what}: expected the number {expected}, got {got}",
+    "compare.nan": "{what}: expected {expected}, got {got} (NaN must match NaN)",
+    "compare.difference": "{what}: expected {expected}, got {got} (difference {difference})",
+    "compare.not_a_tensor": "{what}: expected a torch tensor, got {got}",
+    "compare.not_an_array": "{what}: expected a numpy array, got {got}",
+    "compare.tensor_dtype": "{what}: expected dtype torch.{expected}, got torch.{got}",
+    "compare.dtype": "{what}: expected dtype {expected}, got {got}",
+    "compare.shape": "{what}: expected shape {expected}, got {got}",
+    "compare.nan_positions": "{what}: NaN positions differ, first at index {index}: expected {expected}, got {got}",
+    "compare.inf_positions": (
+        "{what}: infinity positions differ, first at index {index}: expected {expected}, got {got}"),
+    "compare.inf_at": "{what}: expected {expected} at index {index}, got {got}",
+    "compare.elements": (
+        "{what}: {count} of {size} elements differ; first at index {index}: expected {expected}, got {got}"),
+    "compare.elements_within": (
+        "{what}: {count} of {size} elements differ (rtol={rtol}, atol={atol}); "
+        "first at index {index}: expected {expected}, got {got}"),
+    "raises.wrong_message": "{what} raised {error}: {message}, but the message should mention {fragments}",
+    "raises.returned": "expected {what} to raise an error, but it returned normally",
+    "raises.returned_mentioning": "expected {what} to raise an error mentioning {fragments}, but it returned normally",
+}
+
+# For a hidden case a row only ever holds one of these: a fixed text per kind of failure, with
+# no parameters. Nothing the student's code chose and nothing of the hidden inputs reaches it.
+HIDDEN: dict[str, str] = {
+    "WRONG_ANSWER": "hidden.wrong_answer",
+    "TIME_LIMIT": "hidden.time_limit",
+    "TOO_SLOW": "hidden.too_slow",
+    "MEMORY_LIMIT": "hidden.memory_limit",
+    "OUTPUT_LIMIT": "hidden.output_limit",
+    "RUNTIME_ERROR": "hidden.runtime_error",
+}
+
+# Rows whose check never ran because the student's code could not be loaded: the page shows
+# that one error (and its line) instead of every check.
+NOT_LOADED = frozenset({"not_run.syntax_error", "not_run.load_error", "not_run.stopped"})
+
+
+class UntranslatedText(BaseException):
+    """A check's own words without every language, or with placeholders that differ between them.
+
+    A BaseException, so that the judge's ``except Exception`` around a check (which blames
+    the student's values) lets it through: an exercise's fault is a platform fault.
+    """
+
+
+def placeholders(template: str) -> set[str]:
+    """The names a ``str.format`` template fills: ``"{x!r} of {shape[0]}"`` -> {"x", "shape"}."""
+    names = set()
+    try:
+        for _, field, _, _ in string.Formatter().parse(template):
+            if field is not None:
+                names.add(field.split(".", 1)[0].split("[", 1)[0])
+    except ValueError as error:  # a lone brace: write {{ or }} for a brace in the text
+        raise UntranslatedText(f"{template!r} is not a valid template: {error}") from None
+    return names
+
+
+# Parameters a message carries beyond its English template's, for the platform's wording.
+# ``error``: the student's own error that kept their code from loading (its frames only), which
+# the page shows once in place of every check.
+EXTRA_PARAMETERS: dict[str, frozenset[str]] = {
+    "error.raised": frozenset({"type", "line"}),
+    **{message_id: frozenset({"error"}) for message_id in ("not_run.syntax_error", "not_run.load_error",
+                                                            "not_run.stopped")},
+}
+
+
+def message_parameters(message_id: str) -> frozenset[str]:
+    """The parameter names message ``message_id`` carries (KeyError for an unknown id)."""
+    return frozenset(placeholders(MESSAGES[message_id])) | EXTRA_PARAMETERS.get(message_id, frozenset())
+
+
+def check_localized(template: object, *, is_template: bool = True) -> Localized:
+    """``template`` as a Localized, or UntranslatedText saying what is missing. A plain text
+    (``is_template=False``: braces are text, not placeholders) needs only every language."""
+    example = '{"en": "...{x}...", "zh-hans": "...{x}..."}'
+    if isinstance(template, str):
+        raise UntranslatedText(f"give the text in every language, e.g. {example}, not only {template[:60]!r}")
+    if not isinstance(template, Mapping) or not all(isinstance(v, str) for v in template.values()):
+        raise UntranslatedText(f"a text must be a dict of language to string such as {example}")
+    missing = [language for language in LANGUAGES if not str(template.get(language, "")).strip()]
+    if missing:
+        raise UntranslatedText(f"the text {dict(template)!r} has no {', '.join(missing)}")
+    unknown = sorted(set(template) - set(LANGUAGES))
+    if unknown:
+        raise UntranslatedText(f"the text {dict(template)!r} has unknown languages {unknown}; use {list(LANGUAGES)}")
+    wanted = placeholders(template["en"]) if is_template else set()
+    for language in LANGUAGES if is_template else ():
+        if placeholders(template[language]) != wanted:
+            raise UntranslatedText(
+                f"the {language} text {template[language]!r} fills {sorted(placeholders(template[language]))}, "
+                f"the English one {sorted(wanted)}: every language needs the same placeholders")
+    return {language: template[language] for language in LANGUAGES}
+
+
+def is_localized(value: object) -> bool:
+    """Whether a parameter is a text in every language of LANGUAGES."""
+    return isinstance(value, dict) and set(value) == set(LANGUAGES)
+
+
+def is_message(value: object) -> bool:
+    """Whether a parameter is a message of its own ({"message_id": ..., "message_params": ...})."""
+    return isinstance(value, dict) and set(value) == {"message_id", "message_params"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,8 +265,16 @@ class CheckRow:
     points: float = 0.0
     max_points: float = 1.0
     kind: Kind | None = None  # why it failed; None when it passed
-    message_id: str = ""  # names ``message`` for translation ("" when it has no fixed form)
+    message_id: str = ""  # names ``message`` for translation: a key of MESSAGES ("" when it has no fixed form)
     message_params: MessageParams = dataclasses.field(default_factory=dict)
+    # Structured fields, so that nothing reads them back out of ``message``. ``title``: the
+    # check's name per language as its decorator gives it ({} when it gives none);
+    # ``expected``/``got``: the values a visible comparison showed; ``line``: the line of the
+    # student's submission.py an error of a visible check (or of loading it) points at.
+    title: dict[str, str] = dataclasses.field(default_factory=dict)
+    expected: str | None = None
+    got: str | None = None
+    line: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         row = dataclasses.asdict(self)
@@ -96,15 +287,16 @@ class CheckRow:
         kind = row["kind"]
         if kind is not None and kind not in _KINDS:
             raise ContractError(f"{where}.kind: {kind!r} is not a verdict kind")
-        params = _typed(row, "message_params", dict, where)
-        for name, value in params.items():
-            if type(value) in (str, int, float):
-                continue
-            if not (isinstance(value, dict) and set(value) == set(LANGUAGES)
-                    and all(type(text) is str for text in value.values())):
-                raise ContractError(
-                    f"{where}.message_params.{name}: must be a string, a number, "
-                    f"or a text in each of {', '.join(LANGUAGES)}")
+        message_id = _typed(row, "message_id", str, where)
+        if message_id and message_id not in MESSAGES:
+            raise ContractError(f"{where}.message_id: {message_id!r} is not a message of this contract")
+        params = _params(_typed(row, "message_params", dict, where), f"{where}.message_params", nested=True)
+        title = _typed(row, "title", dict, where)
+        if not set(title) <= set(LANGUAGES) or not all(type(text) is str for text in title.values()):
+            raise ContractError(f"{where}.title: must map languages of {', '.join(LANGUAGES)} to strings")
+        line = row["line"]
+        if line is not None and type(line) is not int:
+            raise ContractError(f"{where}.line: must be an integer or null")
         return cls(
             name=_typed(row, "name", str, where),
             passed=_typed(row, "passed", bool, where),
@@ -113,8 +305,12 @@ class CheckRow:
             points=_number(row, "points", where),
             max_points=_number(row, "max_points", where),
             kind=Kind(kind) if kind is not None else None,
-            message_id=_typed(row, "message_id", str, where),
-            message_params={k: dict(v) if isinstance(v, dict) else v for k, v in params.items()},
+            message_id=message_id,
+            message_params=params,
+            title=dict(title),
+            expected=_optional_string(row, "expected", where),
+            got=_optional_string(row, "got", where),
+            line=line,
         )
 
 
@@ -215,6 +411,16 @@ def cap_text(data: bytes, limit: int = FEEDBACK_BYTES) -> str:
     return text
 
 
+# --- checks.py: what the host reads from its syntax tree and the judge runs -----------------
+
+# The decorators of the checks API (grader.harness.check and .perf) and the literal arguments
+# each takes: the host reads a checks.py's cases from them without importing it.
+CASE_DECORATORS: dict[str, frozenset[str]] = {
+    "check": frozenset({"points", "visible", "title"}),
+    "perf": frozenset({"points", "title"}),
+}
+
+
 # --- the manifest: what the host tells the judge about the exercise ------------------------
 
 
@@ -295,8 +501,206 @@ def _strings(data: Mapping[str, Any], key: str) -> list[str]:
     return list(value)
 
 
+def _params(params: dict[str, Any], where: str, nested: bool) -> MessageParams:
+    checked: MessageParams = {}
+    for name, value in params.items():
+        if type(value) in (str, int, float) or is_localized(value) and all(type(t) is str for t in value.values()):
+            checked[name] = dict(value) if isinstance(value, dict) else value
+        elif nested and is_message(value) and value["message_id"] in MESSAGES \
+                and isinstance(value["message_params"], dict):
+            inner = _params(value["message_params"], f"{where}.{name}.message_params", nested=False)
+            checked[name] = {"message_id": value["message_id"], "message_params": inner}
+        else:
+            more = ", or a message of this contract" if nested else ""
+            raise ContractError(
+                f"{where}.{name}: must be a string, a number, a text in each of {', '.join(LANGUAGES)}{more}")
+    return checked
+
+
+def _optional_string(data: Mapping[str, Any], key: str, where: str) -> str | None:
+    value = data[key]
+    if value is not None and type(value) is not str:
+        raise ContractError(f"{where}.{key}: must be a string or null")
+    return value
+
+
 def _number(data: Mapping[str, Any], key: str, where: str) -> float:
     value = data[key]
     if type(value) not in (int, float):
         raise ContractError(f"{where}.{key}: must be a number, got {type(value).__name__}")
     return float(value)
+
+
+# --- an exercise's rules, read from a source's syntax tree ---------------------------------
+# The static half of exercise.toml [[rules]]: the judge refuses a submission that names a
+# banned API (grader/harness/rules.py) and the host proves the reference keeps its own rules
+# (grader/host/spec.py), both with this one reading.
+
+# Calls that import the module their first argument names.
+_IMPORTERS = {"__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__"}
+# Calls that reach (or replace) ``obj.name`` by a name in a string: setattr(torch, "compile", fake).
+_ATTRIBUTE_CALLS = {"setattr", "delattr", "hasattr", "builtins.setattr", "builtins.delattr"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Violation:
+    """The source uses ``api`` (a name of rule number ``rule``) at ``line``."""
+
+    rule: int
+    api: str
+    line: int
+
+
+def banned_name(dotted: str, rules: Sequence[Rule], *, called: bool = False) -> tuple[int, str] | None:
+    """(rule number, the banned name) when ``dotted`` is a banned module, attribute, or
+    (``called``) a banned call, or lies inside one; else None."""
+    for number, rule in enumerate(rules):
+        for name in (*rule["modules"], *rule["attributes"]):
+            if dotted == name or dotted.startswith(name + "."):
+                return number, name
+        if called:
+            builtin = dotted.removeprefix("builtins.").removeprefix("__builtins__.")
+            for name in rule["calls"]:
+                if name in (dotted, builtin):
+                    return number, name
+    return None
+
+
+def violations(source: str, rules: Sequence[Rule]) -> list[Violation]:
+    """Every place ``source`` uses what ``rules`` refuse, in line order (one per line and API).
+
+    A source that does not parse keeps every rule here: its syntax error is reported as such."""
+    if not rules:
+        return []
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    return _Reader(tree, rules).found()
+
+
+class _Reader:
+    def __init__(self, tree: ast.Module, rules: Sequence[Rule]):
+        self.tree = tree
+        self.rules = rules
+        self.aliases: dict[str, str] = {}  # a name in the source -> the dotted name it stands for
+        self.hits: dict[tuple[int, str], Violation] = {}
+        self.docstrings = {id(node.value) for node in ast.walk(tree)
+                           if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+
+    def found(self) -> list[Violation]:
+        # Aliases first (two rounds: an alias of an alias), then every use.
+        for _ in range(2):
+            for node in ast.walk(self.tree):
+                self._bind(node)
+        for node in ast.walk(self.tree):
+            self._check(node)
+        return sorted(self.hits.values(), key=lambda v: (v.line, v.api))
+
+    # -- what names stand for --
+
+    def _bind(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.aliases[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    self.aliases[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = self.dotted(node.value) if node.value is not None else None
+            for target in targets:
+                if isinstance(target, ast.Name) and value and value != target.id:
+                    self.aliases[target.id] = value
+
+    def dotted(self, node: ast.AST) -> str | None:
+        """The dotted name an expression stands for (``np.linalg`` -> ``numpy.linalg``), if any."""
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.dotted(node.value)
+            return f"{base}.{node.attr}" if base else None
+        if isinstance(node, ast.Call):
+            function = self.dotted(node.func)
+            name = _constant(node.args[0]) if node.args else None
+            if function == "getattr" and len(node.args) >= 2:
+                base, attribute = self.dotted(node.args[0]), _constant(node.args[1])
+                return f"{base}.{attribute}" if base and attribute else None
+            if function in _IMPORTERS and name:
+                module = self._imported(function, node) or name
+                # __import__("a.b") gives back the package "a" unless it is asked for names.
+                wants_names = len(node.args) >= 4 or any(k.arg == "fromlist" for k in node.keywords)
+                return module.split(".")[0] if function.endswith("__import__") and not wants_names else module
+        return None
+
+    def _imported(self, function: str, call: ast.Call) -> str | None:
+        """The absolute module a call of an importer names (relative names resolved by its package)."""
+        name = _constant(call.args[0]) if call.args else None
+        if not name:
+            return None
+        if name.startswith(".") and function == "importlib.import_module" and len(call.args) > 1:
+            package = _constant(call.args[1])
+            if package:
+                return f"{package}.{name.lstrip('.')}"
+        return name
+
+    # -- uses --
+
+    def _check(self, node: ast.AST) -> None:
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                self._refuse(alias.name, line)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            self._refuse(node.module, line)
+            for alias in node.names:
+                if alias.name == "*":
+                    self._star(node.module, line)
+                else:
+                    self._refuse(f"{node.module}.{alias.name}", line)
+        elif isinstance(node, ast.Attribute):
+            self._refuse(self.dotted(node), line)
+        elif isinstance(node, ast.Call):
+            function = self.dotted(node.func)
+            self._refuse(function, line, called=True)
+            if function in _IMPORTERS:
+                self._refuse(self._imported(function, node), line)
+            if function in _ATTRIBUTE_CALLS and len(node.args) >= 2:
+                base, attribute = self.dotted(node.args[0]), _constant(node.args[1])
+                self._refuse(f"{base}.{attribute}" if base and attribute else None, line)
+            self._refuse(self.dotted(node), line)  # getattr(...) and importers
+        elif isinstance(node, ast.Name):
+            # A banned name bound by ``from x import y`` (found at the import) or by assignment.
+            self._refuse(self.aliases.get(node.id), line, called=False)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in self.docstrings:
+            self._refuse(node.value.strip(), line)
+
+    def _star(self, module: str, line: int) -> None:
+        for number, rule in enumerate(self.rules):
+            for name in (*rule["modules"], *rule["attributes"], *rule["calls"]):
+                if name.startswith(module + "."):
+                    self._hit(number, name, line)
+
+    def _refuse(self, dotted: str | None, line: int, *, called: bool = False) -> None:
+        if not dotted:
+            return
+        found = banned_name(dotted, self.rules, called=called)
+        if found is not None:
+            self._hit(*found, line)
+
+    def _hit(self, rule: int, api: str, line: int) -> None:
+        self.hits.setdefault((line, api), Violation(rule=rule, api=api, line=line))
+
+
+def _constant(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def names_of(rules: Iterable[Rule]) -> set[str]:
+    """Every name the rules refuse (what a message may name)."""
+    return {name for rule in rules for name in (*rule["modules"], *rule["attributes"], *rule["calls"])}

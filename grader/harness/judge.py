@@ -88,6 +88,7 @@ class Outcome:
     # shown for visible cases (and a perf case's measurement); a hidden case shows messages.hidden(kind)
     reason: Message
     perf: bool = False
+    line: int | None = None  # of the student's submission.py, where its error points
 
 
 class Judge:
@@ -248,23 +249,28 @@ class Judge:
             return None
         except ProgramError as error:
             if getattr(error, "syntax", False):
-                self.notes.append(f"SyntaxError: {error.message}")
-                return Outcome(False, "SYNTAX_ERROR", Message("not_run.syntax_error"))
-            self.notes.append(_traceback_text(error))
+                note = f"SyntaxError: {error.message}"
+                self.notes.append(note)
+                return Outcome(False, "SYNTAX_ERROR", Message("not_run.syntax_error", error=note), line=error.line)
+            note = _traceback_text(error)
+            self.notes.append(note)
             refused = rules.refused_import(error.type_name, error.message, self.rules)
             if refused is not None:
                 return Outcome(False, "WRONG_ANSWER", refused)
             if error.type_name == "MemoryError":
                 return Outcome(
-                    False, "MEMORY_LIMIT", Message("not_run.stopped", reason=str(Message("stop.memory_limit"))))
+                    False, "MEMORY_LIMIT", Message("not_run.stopped", reason=Message("stop.memory_limit"), error=note),
+                    line=error.line)
             if getattr(error, "errno", None) == EFBIG:
                 limit = Message("stop.file_too_large", limit=FILE_SIZE_LIMIT)
-                return Outcome(False, "OUTPUT_LIMIT", Message("not_run.stopped", reason=str(limit)))
-            return Outcome(False, "RUNTIME_ERROR", Message("not_run.load_error"))
+                return Outcome(
+                    False, "OUTPUT_LIMIT", Message("not_run.stopped", reason=limit, error=note), line=error.line)
+            return Outcome(False, "RUNTIME_ERROR", Message("not_run.load_error", error=note), line=error.line)
         except ProgramStopped as error:
             self.student.stop()
-            self.notes.append(f"while loading your code: {error.message}")
-            return Outcome(False, error.kind, Message("not_run.stopped", reason=error.message))
+            note = f"while loading your code: {error.message}"
+            self.notes.append(note)
+            return Outcome(False, error.kind, Message("not_run.stopped", reason=error.reason, error=note))
 
     def _student_source(self) -> str:
         return (self.root / contract.SUBMISSION_FILE).read_bytes().decode("utf-8", "replace")
@@ -515,6 +521,7 @@ def _row(case: Case, outcome: Outcome) -> CheckRow:
         shown = outcome.reason
     else:
         shown = Message("check.passed") if outcome.passed else messages.hidden(outcome.kind)
+    compared = case.visible and shown.id.startswith("compare.")
     return CheckRow(
         name=case.name,
         passed=outcome.passed,
@@ -523,6 +530,10 @@ def _row(case: Case, outcome: Outcome) -> CheckRow:
         max_points=case.points,
         kind=Kind(outcome.kind) if outcome.kind else None,
         **shown.row_fields(),
+        title={k: v for k, v in (case.title or {}).items() if k in contract.LANGUAGES and isinstance(v, str)},
+        expected=str(shown.params["expected"]) if compared and "expected" in shown.params else None,
+        got=str(shown.params["got"]) if compared and "got" in shown.params else None,
+        line=outcome.line if case.visible else None,
     )
 
 
@@ -538,7 +549,8 @@ def _student_error(error: ProgramError, exercise_rules: list[contract.Rule]) -> 
     kind = "MEMORY_LIMIT" if error.type_name == "MemoryError" else "RUNTIME_ERROR"
     return Outcome(
         False, kind,
-        Message("error.raised", traceback=_traceback_text(error), type=error.type_name, line=error.line or 0))
+        Message("error.raised", traceback=_traceback_text(error), type=error.type_name, line=error.line or 0),
+        line=error.line)
 
 
 def _traceback_text(error: ProgramError) -> str:

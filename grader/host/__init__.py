@@ -21,7 +21,7 @@ from grader.host.pipeline import Attempt, grade
 from grader.host.playground import RunResult, run_compile_flow, run_program
 from grader.host.practice import visible_only
 from grader.host.remeasure import Remeasured, remeasure
-from grader.host.spec import ExerciseSpec, SpecError, check_titles, load_exercise
+from grader.host.spec import ExerciseSpec, SpecError, check_titles, load_exercise, spec_from_stored, stored_spec
 from grader.host.validation import (
     ContentReport,
     ExerciseReport,
@@ -40,6 +40,6 @@ __all__ = [
     "check_titles", "default_jobs", "get_sandbox", "grade", "load_exercise", "read_exercise_zip", "remeasure",
     "remove_orphaned_containers",
     "run_compile_flow",
-    "run_program",
+    "run_program", "spec_from_stored", "stored_spec",
     "validate_content", "validate_exercise", "visible_only", "write_exercise_folder",
 ]

@@ -12,12 +12,15 @@ solution, starter or mutant takes:
   ``localize(...)`` or ``as_code(...)`` call or a name (checked when it runs), never a string;
 - a checks.py never raises ``CheckFailed`` itself (``fail`` says it in every language);
 - code in a text is marked with backticks (`` `execute()` ``), which come in pairs.
+
+The rules themselves (every language, the same placeholders) are the grading contract's, so
+this lint and the checks API at run time refuse the same texts.
 """
 from __future__ import annotations
 
 import ast
 
-from grader.harness.messages import UntranslatedText, check_localized, placeholders
+from grader.contract import UntranslatedText, check_localized, placeholders
 
 _TEMPLATES = {"fail", "localize"}  # first argument: a template per language
 _NAMING = {"close", "equal", "raises"}  # what=: a value's name per language

@@ -43,12 +43,12 @@ import functools
 import re
 import threading
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from grader.content_root import DIFFICULTIES, LANGUAGES, folder_digest
-from grader.contract import Kind, PerfTerms, Rule
-from grader.harness.rules import violations
+from grader.contract import CASE_DECORATORS, Kind, PerfTerms, Rule, violations
 from grader.host.check_text import untranslated
 from sandbox import Limits
 
@@ -166,6 +166,9 @@ class ExerciseSpec:
     path: Path
     digest: str
     requires: list[str] = dataclasses.field(default_factory=list)  # ids of exercises to do first
+    # name -> {language: title} for each check whose decorator gives a title: stored on the
+    # version when it is published, so pages name checks without reading checks.py again.
+    check_titles: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
     rules: list[RuleSpec] = dataclasses.field(default_factory=list)  # what a solution may not use
 
     @property
@@ -272,7 +275,50 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
         path=path,
         digest=folder_digest(path),
         requires=requires,
+        check_titles=check_titles(texts["checks.py"]),
         rules=rules,
+    )
+
+
+# Of a stored spec (stored_spec): a version published under another one is loaded from its files.
+STORED_FORMAT = 1
+
+
+def stored_spec(spec: ExerciseSpec) -> dict[str, Any]:
+    """``spec``, validated, as JSON to store beside the exercise's files when it is published;
+    ``spec_from_stored`` makes it again without validating anything."""
+    return {
+        "format": STORED_FORMAT,
+        "id": spec.id, "slug": spec.slug, "version": spec.version, "title": dict(spec.title),
+        "summary": dict(spec.summary), "difficulty": spec.difficulty, "tags": list(spec.tags),
+        "points": spec.points, "limits": dataclasses.asdict(spec.limits), "gpu": spec.gpu,
+        "checks": [dataclasses.asdict(check) for check in spec.checks],
+        "perf": [dataclasses.asdict(case) for case in spec.perf],
+        "mutants": {mutant.name: str(mutant.expected) for mutant in spec.mutants},
+        "digest": spec.digest, "requires": list(spec.requires), "check_titles": dict(spec.check_titles),
+        "rules": [dataclasses.asdict(rule) for rule in spec.rules],
+    }
+
+
+def spec_from_stored(data: Mapping[str, Any], files: Mapping[str, str], path: Path) -> ExerciseSpec:
+    """The spec ``stored_spec`` stored, with the texts from ``files`` (the version's folder, by
+    relative path) and ``path`` where that folder is or would be. Nothing is validated again:
+    that happened when the version was published. SpecError for a spec of another format."""
+    if data.get("format") != STORED_FORMAT:
+        raise SpecError(f"a stored spec of format {data.get('format')!r}; this host reads {STORED_FORMAT}")
+    return ExerciseSpec(
+        id=data["id"], slug=data["slug"], version=data["version"], title=dict(data["title"]),
+        summary=dict(data["summary"]), difficulty=data["difficulty"], tags=list(data["tags"]),
+        points=data["points"], limits=Limits(**data["limits"]), gpu=data["gpu"],
+        statement={"en": files["statement.md"], "zh-hans": files["statement.zh-hans.md"]},
+        starter=files["starter.py"], solution=files["solution.py"], checks_source=files["checks.py"],
+        checks=[CheckSpec(**check) for check in data["checks"]],
+        perf=[PerfSpec(**case) for case in data["perf"]],
+        mutants=[MutantSpec(name=name, path=path / "mutants" / f"{name}.py", code=files[f"mutants/{name}.py"],
+                            expected=Kind(expected)) for name, expected in data["mutants"].items()],
+        path=path, digest=data["digest"], requires=list(data["requires"]),
+        check_titles={name: dict(title) for name, title in data["check_titles"].items()},
+        rules=[RuleSpec(**rule) for rule in data["rules"]],
     )
 
 
@@ -393,7 +439,7 @@ def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[s
             call = decorator if isinstance(decorator, ast.Call) else None
             target = call.func if call else decorator
             kind = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
-            if kind not in ("check", "perf"):
+            if kind not in CASE_DECORATORS:
                 continue
             points = 1.0
             for keyword in call.keywords if call else []:
@@ -402,7 +448,7 @@ def _declared_checks(source: str) -> tuple[dict[str, tuple[float, bool]], dict[s
                         points = float(ast.literal_eval(keyword.value))
                     except (ValueError, TypeError):
                         raise SpecError(f"checks.py: {node.name}: points must be a literal number") from None
-                elif keyword.arg == "visible" and kind == "check":
+                elif keyword.arg == "visible" and keyword.arg in CASE_DECORATORS[kind]:
                     declared_visible[node.name] = keyword.value
                 elif keyword.arg == "title":
                     _literal_title(node.name, keyword.value)
@@ -442,10 +488,11 @@ def _literal_title(name: str, expr: ast.expr) -> dict[str, str]:
     title = {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str) and v.strip()}
     if len(title) != len(value):
         raise SpecError(f'checks.py: {name}: title must be a literal dict such as {{"en": "...", "zh-hans": "..."}}')
-    unknown = set(title) - {"en", "zh-hans"}
+    unknown = set(title) - set(LANGUAGES)
     if unknown:
         language = sorted(unknown)[0]
-        raise SpecError(f'checks.py: {name}: title has an unknown language {language!r}; use "en" and "zh-hans"')
+        use = " and ".join(f'"{known}"' for known in LANGUAGES)
+        raise SpecError(f"checks.py: {name}: title has an unknown language {language!r}; use {use}")
     return title
 
 

@@ -116,8 +116,7 @@ class SubmissionSerializer(serializers.Serializer):
             return None
         cache = self.context.setdefault("views", {})
         if submission.pk not in cache:
-            files = submission.exercise_version.files or {}
-            cache[submission.pk] = verdict_view(submission.result, files.get("checks.py", ""))
+            cache[submission.pk] = verdict_view(submission.result, submission.exercise_version.check_titles)
         return cache[submission.pk]
 
     @extend_schema_field(serializers.CharField(allow_null=True))

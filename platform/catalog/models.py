@@ -40,6 +40,12 @@ class ExerciseVersion(models.Model):
     # Every file of the exercise folder (relative path -> text), hidden ones included: the
     # worker rebuilds the folder from here, so old versions stay gradable after edits.
     files = models.JSONField()
+    # name -> {language: title} of each check whose decorator gives one, stored at publish so
+    # that verdict pages name checks without reading checks.py.
+    check_titles = models.JSONField(default=dict, blank=True)
+    # The exercise spec as validated at publish (grader.host.stored_spec): gradings read it and
+    # never validate again. None for a version the migration could not load (loaded when graded).
+    spec = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from catalog.models import Exercise, ExerciseUpload, ExerciseVersion
 from grader.content_root import exercise_folders, folder_files
-from grader.host import ExerciseSpec, SpecError, load_exercise, write_exercise_folder
+from grader.host import ExerciseSpec, SpecError, load_exercise, stored_spec, write_exercise_folder
 
 
 @dataclasses.dataclass
@@ -54,6 +54,8 @@ def exercise_version_ensure(spec: ExerciseSpec, files: dict[str, str]) -> tuple[
             points=spec.points,
             needs_gpu=spec.gpu,
             files=files,
+            check_titles=spec.check_titles,
+            spec=stored_spec(spec),
         )
     exercise.current_version = version
     exercise.save()

@@ -9,7 +9,7 @@ from pathlib import Path
 from django.conf import settings
 
 from catalog.models import ExerciseVersion
-from grader.host import ExerciseSpec, load_exercise
+from grader.host import ExerciseSpec, SpecError, load_exercise, spec_from_stored
 
 
 def exercise_version_folder(version: ExerciseVersion) -> Path:
@@ -33,5 +33,11 @@ def exercise_version_folder(version: ExerciseVersion) -> Path:
 
 
 def exercise_version_spec(version: ExerciseVersion) -> ExerciseSpec:
-    """The spec the judge grades against: the version's own files, not today's exercises/."""
+    """The spec the judge grades against: the one validated when the version was published,
+    with the version's own files (not today's exercises/); nothing is validated again."""
+    if version.spec is not None:
+        try:
+            return spec_from_stored(version.spec, version.files, Path(settings.EXERCISE_CACHE_DIR) / version.digest)
+        except SpecError:
+            pass  # stored by another format of the spec: load it from its files as before
     return load_exercise(exercise_version_folder(version))

@@ -1,21 +1,23 @@
 """The judge's messages in the reader's language.
 
-The judge writes each check row with a stable ``message_id`` and its ``message_params``
-(grader/harness/messages.py holds the ids and their English templates). Here every id
-maps to a gettext string, so makemessages finds it and the Chinese catalogue translates
-it. Durations read as people say them. A parameter that is a text per language (an
-exercise's own words: a ``fail`` detail, the ``what`` a comparison names) is shown in the
-reader's language. A ``reason`` (itself a judge message) and a ``detail`` stored before
-result format 3 hold English text: both are recognised by their English pattern and
-translated too; text no pattern knows stays as written, and so does a row without an id.
-tests/platform/workbench/test_messages.py fails when an id the judge can emit has no entry
-here, or an entry has no Chinese.
+The judge writes each check row with a stable ``message_id`` and its ``message_params``;
+the ids, their English templates and parameter names are the grading contract's
+(grader/contract.py ``MESSAGES``). Here every id maps to a gettext string with the same
+parameters, so makemessages finds it and the Chinese catalogue translates it. Durations
+read as people say them. A parameter that is a text per language (an exercise's own words:
+a ``fail`` detail, the ``what`` a comparison names) is shown in the reader's language; one
+that is a message of its own (the stop that kept a check from running) is worded from this
+catalogue too.
+
+Nothing is read back out of English text. A row stored before result format 3 whose
+``detail`` or ``reason`` is English only, or a row without an id, shows the judge's English
+as written (every row stores it): readable, never guessed at.
+tests/platform/workbench/test_messages.py fails when an id of the contract has no entry
+here, an entry names other parameters, or an entry has no Chinese.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
 import re
 from typing import Any
 
@@ -24,6 +26,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, gettext_noop, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from grader.contract import is_localized, is_message
 from grader.host.performance import ratio_text
 
 # message id -> its text with %(name)s parameters (the judge's ids and parameter names).
@@ -132,26 +135,6 @@ _PERF_BEFORE_FORMAT_3 = {
     ),
 }
 
-# What the checks API said about a wrong answer before it had message ids (result format 2),
-# as English patterns: a stored ``check.failed`` detail that matches one is shown in the
-# reader's language.
-DETAILS: list[str] = [  # the more specific first: the first pattern that matches wins
-    gettext_noop("%(what)s: expected %(expected)s, got %(got)s (difference %(difference)s)"),
-    gettext_noop("%(what)s: expected the number %(expected)s, got %(got)s"),
-    gettext_noop("%(what)s: expected %(expected)s items, got %(got)s"),
-    gettext_noop("%(what)s: expected shape %(expected)s, got %(got)s"),
-    gettext_noop("%(what)s: expected dtype %(expected)s, got %(got)s"),
-    gettext_noop(
-        "%(what)s: %(count)s of %(size)s elements differ%(tolerance)s; first at index %(index)s: "
-        "expected %(expected)s, got %(got)s"
-    ),
-    gettext_noop("%(what)s: expected %(expected)s, got %(got)s"),
-    gettext_noop("%(what)s is missing key %(key)s"),
-    gettext_noop("%(what)s has an unexpected key %(key)s"),
-    gettext_noop("expected %(what)s to raise an error mentioning %(fragments)s, but it returned normally"),
-    gettext_noop("expected %(what)s to raise an error, but it returned normally"),
-    gettext_noop("%(what)s raised %(error)s: %(message)s, but the message should mention %(fragments)s"),
-]
 # Parameters that are prose, not values: shown as text, not as code; and times in seconds.
 _PROSE = {"detail", "reason"}
 _SECONDS = {"seconds", "budget"}
@@ -195,10 +178,12 @@ _RATIOS = frozenset({"ratio", "low", "high"})
 
 def _shown(name: str, value: Any) -> Any:
     """A parameter as the message shows it: a check's own words in the reader's language,
-    durations in words, English prose translated where a pattern knows it, a baseline by its
-    name, values (names and data from the student's code) as code."""
+    a message of its own worded from the catalogue, durations in words, a baseline by its
+    name, prose as text, values (names and data from the student's code) as code."""
+    if is_message(value):
+        return render(value)
     if isinstance(value, dict):
-        return in_language(value)
+        return in_language(value) if is_localized(value) else conditional_escape(str(value))
     if name == "baseline" and str(value) in BASELINES:
         return BASELINES[str(value)]
     if name in _SECONDS:
@@ -207,7 +192,7 @@ def _shown(name: str, value: Any) -> Any:
         except (TypeError, ValueError):
             pass
     if name in _PROSE:
-        return translate_english(str(value))
+        return conditional_escape(str(value))  # English prose stored before format 4: as written
     if name in _RATIOS and isinstance(value, int | float) and ratio_text(float(value)):
         value = ratio_text(float(value))  # as the page's numbers and the boards print a ratio
     elif isinstance(value, float):
@@ -216,16 +201,13 @@ def _shown(name: str, value: Any) -> Any:
 
 
 def render(row: dict[str, Any]) -> str:
-    """One check row's message in the active language (HTML-safe)."""
+    """One check row's message (or a message parameter) in the active language (HTML-safe)."""
     entry = CATALOGUE.get(str(row.get("message_id") or ""))
     params = row.get("message_params")
     if row.get("message_id") == "check.failed" and isinstance(params, dict):
-        detail = params.get("detail", "")
-        if isinstance(detail, dict):
-            return in_language(detail)
-        return translate_english(str(detail))  # an English-only detail (result format 2, or the judge's own)
+        return _shown("detail", params.get("detail", ""))
     if entry is None or not isinstance(params, dict):
-        return translate_english(str(row.get("message", "")))
+        return conditional_escape(str(row.get("message", "")))
     shown = {str(k): _shown(str(k), v) for k, v in params.items()}
     for template in (entry, _PERF_BEFORE_FORMAT_3.get(str(row.get("message_id")))):
         try:
@@ -233,42 +215,7 @@ def render(row: dict[str, Any]) -> str:
             return mark_safe(gettext(template) % shown) if template else ""
         except (KeyError, TypeError, ValueError):
             continue
-    return str(row.get("message", ""))  # parameters that do not fit: the judge's own words
-
-
-@functools.cache
-def _english_patterns() -> list[tuple[re.Pattern[str], str]]:
-    """(regex of the English text, its template) for each judge message and API detail."""
-    patterns = [(_regex(english), english) for english in DETAILS]
-    for message_id, english in harness_messages().items():
-        if message_id in CATALOGUE and english.strip("{}") not in ("detail", "traceback"):
-            patterns.append((_regex(re.sub(r"\{(\w+)\}", r"%(\1)s", english)), CATALOGUE[message_id]))
-    return patterns
-
-
-@functools.cache
-def harness_messages() -> dict[str, str]:
-    """The judge's message ids and English templates (grader/harness/messages.py)."""
-    try:
-        module = importlib.import_module("grader.harness.messages")
-    except ImportError:  # a grader from before message ids wrote English only
-        return {}
-    return dict(module.MESSAGES)
-
-
-def _regex(english: str) -> re.Pattern[str]:
-    parts = re.split(r"%\((\w+)\)s", english.replace("%%", "%"))
-    body = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
-    return re.compile(f"^{body}$", re.S)
-
-
-def translate_english(text: str) -> str:
-    """English judge text in the reader's language, when its pattern is known; else as written."""
-    for pattern, template in _english_patterns():
-        match = pattern.match(text)
-        if match:
-            return mark_safe(gettext(template) % {k: _shown(k, v) for k, v in match.groupdict().items()})
-    return conditional_escape(text)
+    return conditional_escape(str(row.get("message", "")))  # parameters that do not fit: the judge's own words
 
 
 # Verdict names and difficulty tags, as the reader says them.

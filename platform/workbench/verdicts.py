@@ -1,24 +1,28 @@
 """A stored verdict document, as a student reads it: a headline that says what happened,
 checks under their titles in the reader's language, one block for an error that stopped
-everything, and performance as numbers a chart can draw."""
+everything, and performance as numbers a chart can draw.
+
+Everything here is read from the rows' structured fields (grader/contract.py): a check's
+title, expected and got, the line an error points at; titles the row lacks (a performance
+case, a result stored before format 4) come from the version, which stored them when it was
+published. Nothing is parsed back out of English text, and checks.py is never read here: a
+result stored before those fields existed shows its English text as written, without line
+marks or an expected/got table.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import re
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import get_language, gettext, ngettext
 
-from grader.host import SpecError, check_titles
+from grader.contract import NOT_LOADED
 from grader.host.performance import interval_text, overall_ratio, ratio_text
 from workbench.messages import VERDICT_NAMES, duration, render
 
-# Lines of the student's own file in a traceback or message: 'File "submission.py", line 7',
-# '(submission.py, line 2)' for a syntax error, 'at line 22' in a check's message.
-_STUDENT_LINE = re.compile(r'(?:submission\.py"?,? line |\bat line )(\d+)')
-_EXPECTED_GOT = re.compile(r"^(?P<what>.*?):? ?expected (?P<expected>.+?), got (?P<got>.+?)(?: \(.*\))?$", re.S)
+Titles = Mapping[str, Mapping[str, str]]  # check name -> {language: title}
 
 
 @dataclasses.dataclass
@@ -107,19 +111,12 @@ class VerdictView:
     board_speed: str = ""
 
 
-@functools.lru_cache(maxsize=256)
-def _titles(checks_source: str) -> dict[str, dict[str, str]]:
-    try:
-        return check_titles(checks_source)
-    except (SpecError, SyntaxError):
-        return {}
-
-
-def _title(name: str, titles: dict[str, dict[str, str]]) -> str:
+def _title(name: str, row_title: Any, titles: Titles) -> str:
+    """The check's title in the reader's language: the row's own, else the version's, else its name."""
     language = "zh-hans" if (get_language() or "en").lower().startswith("zh") else "en"
-    given = titles.get(name) or {}
-    if given.get(language) or given.get("en"):
-        return given.get(language) or given["en"]
+    for given in (row_title if isinstance(row_title, Mapping) else {}, titles.get(name) or {}):
+        if given.get(language) or given.get("en"):
+            return str(given.get(language) or given["en"])
     return name.replace("_", " ").capitalize()
 
 
@@ -127,33 +124,33 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def _expected_got(message: str) -> tuple[str | None, str | None]:
-    match = _EXPECTED_GOT.match(message.strip())
-    return (match["expected"], match["got"]) if match else (None, None)
+def _line(row: Mapping[str, Any]) -> int | None:
+    line = row.get("line")
+    return line if type(line) is int and line > 0 else None
 
 
 def error_lines(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """Lines of the student's file that an error points at, for the editor's gutter."""
+    """Lines of the student's file that an error points at, for the editor's gutter: the
+    ``line`` of each failed visible check, with the last line of its message."""
     found: dict[int, str] = {}
-    texts = [str(n) for n in result.get("notes") or []] + [
-        str(c.get("message", "")) for c in result.get("checks") or [] if c.get("visible") and not c.get("passed")
-    ]
-    for text in texts:
-        for match in _STUDENT_LINE.finditer(text):
-            last_line = text.strip().splitlines()[-1] if text.strip() else text
-            found.setdefault(int(match[1]), last_line[:300])
+    for row in result.get("checks") or []:
+        if not isinstance(row, dict) or not row.get("visible") or row.get("passed") or _line(row) is None:
+            continue
+        text = _load_error(row) or str(row.get("message", ""))
+        found.setdefault(_line(row) or 0, (text.strip().splitlines() or [""])[-1][:300])
     return [{"line": line, "message": message} for line, message in sorted(found.items())]
 
 
-def verdict_view(result: dict[str, Any], checks_source: str = "") -> VerdictView:
-    titles = _titles(checks_source) if checks_source else {}
+def verdict_view(result: dict[str, Any], titles: Titles | None = None) -> VerdictView:
+    """``result`` as the student reads it; ``titles``: the version's stored check titles."""
+    titles = titles or {}
     raw_checks = [c for c in result.get("checks") or [] if isinstance(c, dict)]
     kind = str(result.get("verdict", ""))
     notes = [str(n) for n in result.get("notes") or []]
     rows = [
         CheckRow(
             name=str(c.get("name", "")),
-            title=_title(str(c.get("name", "")), titles),
+            title=_title(str(c.get("name", "")), c.get("title"), titles),
             passed=bool(c.get("passed")),
             visible=bool(c.get("visible")),
             points=float(c.get("points") or 0),
@@ -168,19 +165,18 @@ def verdict_view(result: dict[str, Any], checks_source: str = "") -> VerdictView
             given = raw.get("message_params")
             params: dict[str, Any] = given if isinstance(given, dict) else {}
             row.traceback = str(params.get("traceback", "")) if raw.get("message_id") == "error.raised" else ""
-            message_id = str(raw.get("message_id") or "")
-            if message_id.startswith("compare.") and "expected" in params and "got" in params:
+            if raw.get("expected") is not None and raw.get("got") is not None:
+                row.expected, row.got = str(raw["expected"]), str(raw["got"])
+            elif str(raw.get("message_id") or "").startswith("compare.") and "expected" in params and "got" in params:
+                # Format 3 had no such fields, but its comparison parameters say the same.
                 row.expected, row.got = str(params["expected"]), str(params["got"])
-            elif message_id in ("check.failed", "") and not isinstance(params.get("detail"), dict):
-                # A stored English-only detail (result format 2): its "expected ..., got ..." read back.
-                row.expected, row.got = _expected_got(str(params.get("detail", raw.get("message", ""))))
     first_failure = next((r for r in rows if r.visible and not r.passed), None)
     if first_failure:
         first_failure.open = True
 
     points = sum(min(r.points, r.max_points) for r in rows)
     max_points = sum(r.max_points for r in rows)
-    stopped, stopped_line = _stopped(kind, rows, notes)
+    stopped, stopped_line = _stopped(kind, raw_checks)
     perf = _perf(result.get("perf"), titles)
     return VerdictView(
         kind=kind,
@@ -205,17 +201,26 @@ def _board_speed(result: dict[str, Any]) -> str:
     return interval_text(*overall) if overall else ""
 
 
-def _stopped(kind: str, rows: list[CheckRow], notes: list[str]) -> tuple[str | None, int | None]:
-    """The error that kept every check from running, if that is what happened."""
-    if not rows or any(r.passed for r in rows) or kind not in ("SYNTAX_ERROR", "RUNTIME_ERROR"):
+def _stopped(kind: str, rows: list[dict[str, Any]]) -> tuple[str | None, int | None]:
+    """The error that kept every check from running, if that is what happened: no check
+    passed, and the visible ones say they did not run because the code did not load."""
+    if not rows or any(r.get("passed") for r in rows) or kind not in ("SYNTAX_ERROR", "RUNTIME_ERROR"):
         return None, None
-    if kind == "RUNTIME_ERROR" and not all(r.kind == "RUNTIME_ERROR" for r in rows):
+    if kind == "RUNTIME_ERROR" and not all(r.get("kind") == "RUNTIME_ERROR" for r in rows):
         return None, None
-    error = next((n for n in notes if "submission.py" in n or n.startswith("SyntaxError")), None)
+    error = next((_load_error(r) for r in rows if r.get("visible") and _load_error(r)), None)
     if error is None:
         return None, None
-    match = _STUDENT_LINE.search(error)
-    return error, int(match[1]) if match else None
+    return error, next((_line(r) for r in rows if _line(r) is not None), None)
+
+
+def _load_error(row: Mapping[str, Any]) -> str | None:
+    """The student's error that kept their code from loading, as the row carries it."""
+    params = row.get("message_params")
+    if str(row.get("message_id")) not in NOT_LOADED or not isinstance(params, dict):
+        return None
+    error = params.get("error")
+    return error if isinstance(error, str) and error else None
 
 
 def _headline(
@@ -251,7 +256,7 @@ def _headline(
     return score + gettext(": ") + gettext(", ").join(parts) + gettext(".")
 
 
-def _perf(perf: Any, titles: dict[str, dict[str, str]]) -> list[PerfCase]:
+def _perf(perf: Any, titles: Titles) -> list[PerfCase]:
     cases = perf.get("cases") if isinstance(perf, dict) else None
     out = []
     for case in cases or []:
@@ -260,7 +265,7 @@ def _perf(perf: Any, titles: dict[str, dict[str, str]]) -> list[PerfCase]:
         interval = case.get("interval") or [None, None]
         out.append(
             PerfCase(
-                title=_title(str(case.get("name", "")), titles),
+                title=_title(str(case.get("name", "")), None, titles),
                 decision=str(case.get("decision", "")),
                 ratio=case.get("ratio"),
                 low=interval[0],

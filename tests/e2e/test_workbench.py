@@ -96,7 +96,7 @@ def test_every_main_page_fits_a_phone(live_server, chromium, content, language):
         log_in_as_student(page, live_server.url, language)
         student = User.objects.get(username=page.locator(".who").inner_text())
         starter = (content / "coding" / SLUG / "starter.py").read_text()
-        partial = graded(student, "starter_with_message_ids", starter)
+        partial = graded(student, "starter_format_4", starter)
         broken = graded(student, "syntax_error", "class StaticGraph:\n    def __init__(self)\n        pass\n")
         accepted = graded(student, "accepted", (content / "coding" / SLUG / "solution.py").read_text())
         for viewport in (PHONE, DESKTOP):
@@ -192,7 +192,7 @@ def test_a_chinese_verdict_page_has_no_english_outside_code(live_server, chromiu
         student = User.objects.get(username=page.locator(".who").inner_text())
         starter = (content / "coding" / SLUG / "starter.py").read_text()
         # wrong_answer_format_3: a checks.py's own words and value names, in both languages.
-        for name in ("starter_with_message_ids", "syntax_error", "accepted_with_message_ids", "wrong_answer_format_3"):
+        for name in ("starter_format_4", "syntax_error", "accepted_with_message_ids", "wrong_answer_format_3"):
             submission = graded(student, name, starter)
             page.goto(f"{live_server.url}/submissions/{submission.pk}/")
             page.locator("details").evaluate_all("(all) => all.forEach((d) => d.open = true)")

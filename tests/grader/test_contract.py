@@ -21,7 +21,16 @@ ROWS = [
     CheckRow("hidden", passed=False, visible=False, message="wrong answer on a hidden case", points=0.0,
              max_points=1.0, kind=Kind.WRONG_ANSWER, message_id="hidden.wrong_answer", message_params={"n": 3}),
     CheckRow("says", passed=False, visible=True, message="got 3", max_points=1.0, kind=Kind.WRONG_ANSWER,
-             message_id="check.failed", message_params={"detail": {"en": "got 3", "zh-hans": "得到 3"}}),
+             message_id="check.failed", message_params={"detail": {"en": "got 3", "zh-hans": "得到 3"}},
+             title={"en": "Says why", "zh-hans": "说明原因"}),
+    CheckRow("compares", passed=False, visible=True, message="x: expected 8, got 9", max_points=1.0,
+             kind=Kind.WRONG_ANSWER, message_id="compare.expected_got",
+             message_params={"what": {"en": "x", "zh-hans": "x"}, "expected": "8", "got": "9"},
+             expected="8", got="9"),
+    CheckRow("stopped", passed=False, visible=True, message="not run: no answer within 5 s (time limit)",
+             kind=Kind.TIME_LIMIT, message_id="not_run.stopped", line=7,
+             message_params={"reason": {"message_id": "stop.no_answer", "message_params": {"seconds": 5}},
+                             "error": "while loading your code: no answer within 5 s (time limit)"}),
 ]
 
 
@@ -40,12 +49,12 @@ def test_a_document_survives_the_round_trip():
 
 def test_the_format_is_pinned():
     """Change these only together with FORMAT, the judge and the host."""
-    assert contract.FORMAT == 3
+    assert contract.FORMAT == 4
     assert contract.LANGUAGES == ("en", "zh-hans")
     assert set(document().to_dict()) == {"format", "checks", "perf", "stdout", "stderr", "notes", "isolated",
                                          "internal_error", "operator_log", "fresh_imports"}
     assert set(ROWS[0].to_dict()) == {"name", "passed", "visible", "message", "points", "max_points", "kind",
-                                      "message_id", "message_params"}
+                                      "message_id", "message_params", "title", "expected", "got", "line"}
     assert [str(kind) for kind in Kind] == [
         "ACCEPTED", "PARTIAL", "WRONG_ANSWER", "TOO_SLOW", "TIME_LIMIT", "MEMORY_LIMIT", "OUTPUT_LIMIT",
         "RUNTIME_ERROR", "SYNTAX_ERROR", "INTERNAL_ERROR",
@@ -54,7 +63,7 @@ def test_the_format_is_pinned():
 
 def test_a_document_of_another_format_is_refused_by_name():
     data = document().to_dict() | {"format": 1}
-    with pytest.raises(ContractError, match="format 1; this host reads format 3"):
+    with pytest.raises(ContractError, match="format 1; this host reads format 4"):
         ResultDocument.from_json(raw(data))
 
 
@@ -71,13 +80,24 @@ def test_a_document_of_another_format_is_refused_by_name():
         (lambda d: d.update(notes=[1]), "result.notes: must be a list of strings"),
         (lambda d: d.update(perf=[]), "result.perf: must be an object or null"),
         (lambda d: d["checks"][2]["message_params"]["detail"].pop("zh-hans"),
-         r"result.checks\[2\].message_params.detail: must be a string, a number, or a text in each of en, zh-hans"),
+         r"result.checks\[2\].message_params.detail: must be a string, a number, a text in each of en, zh-hans"),
         (lambda d: d["checks"][2]["message_params"].update(detail={"en": "a", "zh-hans": 1}),
          r"result.checks\[2\].message_params.detail: must be"),
         (lambda d: d["checks"][1]["message_params"].update(n=[3]), r"result.checks\[1\].message_params.n: must be"),
+        (lambda d: d["checks"][1].update(message_id="made.up"),
+         r"result.checks\[1\].message_id: 'made.up' is not a message of this contract"),
+        (lambda d: d["checks"][2].update(title={"fr": "Dit"}), r"result.checks\[2\].title: must map languages"),
+        (lambda d: d["checks"][3].update(expected=8), r"result.checks\[3\].expected: must be a string or null"),
+        (lambda d: d["checks"][4].update(line="7"), r"result.checks\[4\].line: must be an integer or null"),
+        (lambda d: d["checks"][4]["message_params"]["reason"].update(message_id="made.up"),
+         r"result.checks\[4\].message_params.reason: must be"),
+        (lambda d: d["checks"][4]["message_params"]["reason"]["message_params"].update(
+            seconds={"message_id": "stop.no_answer", "message_params": {}}),
+         r"result.checks\[4\].message_params.reason.message_params.seconds: must be"),
     ],
     ids=["missing", "unknown", "row-missing", "row-unknown", "kind", "bool", "number", "notes", "perf",
-         "text-without-chinese", "text-not-a-string", "param-list"],
+         "text-without-chinese", "text-not-a-string", "param-list", "unknown-message", "title-language",
+         "expected-not-text", "line-not-int", "reason-unknown-message", "message-nested-twice"],
 )
 def test_a_changed_field_is_refused_with_its_name(change, message):
     data = document().to_dict()
@@ -115,3 +135,22 @@ def test_the_contract_needs_nothing_but_the_standard_library():
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
     assert imported and {name.split(".")[0] for name in imported} <= sys.stdlib_module_names | {"__future__"}
+
+
+def test_the_message_ids_and_their_parameters_are_the_contracts():
+    """The judge fills them and the platform words them: both read the ids from here."""
+    assert contract.message_parameters("compare.expected_got") == {"what", "expected", "got"}
+    assert contract.message_parameters("error.raised") == {"traceback", "type", "line"}
+    assert set(contract.HIDDEN.values()) <= set(contract.MESSAGES)
+    assert contract.NOT_LOADED <= set(contract.MESSAGES)
+    with pytest.raises(KeyError):
+        contract.message_parameters("made.up")
+
+
+def test_a_checks_words_are_refused_without_every_language():
+    text = {"en": "{n} left", "zh-hans": "剩 {n} 个"}
+    assert contract.check_localized(text) == text
+    with pytest.raises(contract.UntranslatedText, match="has no zh-hans"):
+        contract.check_localized({"en": "left"})
+    with pytest.raises(contract.UntranslatedText, match="same placeholders"):
+        contract.check_localized({"en": "{n} left", "zh-hans": "剩下"})

@@ -1,10 +1,13 @@
 """sync_content mirrors exercises/ into the catalog without ever losing what was stored."""
+import importlib
+
 import pytest
+from django.apps import apps
 from django.core.management import call_command
 
 from catalog.models import Exercise
 from catalog.services import content_sync
-from grading.exercises import exercise_version_folder
+from grading.exercises import exercise_version_folder, exercise_version_spec
 from grading.models import Submission
 
 pytestmark = pytest.mark.django_db
@@ -89,3 +92,35 @@ def test_a_version_folder_is_rebuilt_from_the_database(content_dir, settings, tm
     folder = exercise_version_folder(version)
     assert (folder / "solution.py").read_text() == (content_dir / "coding" / SLUG / "solution.py").read_text()
     assert exercise_version_folder(version) == folder  # built once, then reused
+
+
+def test_a_version_keeps_its_check_titles_and_older_versions_get_them_from_the_migration(content_dir):
+    content_sync(content_dir)
+    version = Exercise.objects.get(slug=SLUG).current_version
+    assert version.check_titles["runs_the_article_example"] == {
+        "en": "Runs the article's perceptron example", "zh-hans": "运行文章里的感知机例子"}
+    published_before = {**version.check_titles}
+    type(version).objects.filter(pk=version.pk).update(check_titles={})  # as stored before the field existed
+    migration = importlib.import_module("catalog.migrations.0003_exerciseversion_check_titles")
+    migration.fill_check_titles(apps, None)
+    version.refresh_from_db()
+    assert version.check_titles == published_before
+
+
+def test_a_grading_reads_the_spec_stored_at_publish_and_validates_nothing(content_dir):
+    content_sync(content_dir)
+    version = Exercise.objects.get(slug=SLUG).current_version
+    assert version.spec is not None and version.spec["id"] == SLUG
+    version.files = {**version.files, "exercise.toml": "not toml ["}  # would fail any validation
+    assert exercise_version_spec(version).checks_source == version.files["checks.py"]
+    assert exercise_version_spec(version).limits.cpu_s == version.spec["limits"]["cpu_s"]
+
+
+def test_the_migration_stores_the_spec_of_a_version_published_before(content_dir):
+    content_sync(content_dir)
+    version = Exercise.objects.get(slug=SLUG).current_version
+    published = version.spec
+    type(version).objects.filter(pk=version.pk).update(spec=None)  # as stored before the field existed
+    importlib.import_module("catalog.migrations.0004_exerciseversion_spec").fill_specs(apps, None)
+    version.refresh_from_db()
+    assert version.spec == published

@@ -102,3 +102,16 @@ def test_the_platform_reaches_the_sandbox_only_through_grader():
     direct = [str(file.relative_to(PLATFORM)) for _app, file, tree in platform_modules()
               if any(name == "sandbox" or name.startswith("sandbox.") for name in imported_modules(tree))]
     assert not direct, f"import sandbox through grader (grader.host): {direct}"
+
+
+def test_the_platform_reads_the_judge_only_through_the_contract():
+    """The judge's messages, rows and names come from grader.contract; the harness runs in the
+    sandbox and is no module of the web process, not even by a name handed to importlib."""
+    reaching = []
+    for _app, file, tree in platform_modules():
+        names = list(imported_modules(tree)) + [
+            node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        ]
+        if any(name == "grader.harness" or name.startswith("grader.harness.") for name in names):
+            reaching.append(str(file.relative_to(PLATFORM)))
+    assert not reaching, f"read the judge's messages and rows from grader.contract: {reaching}"

@@ -17,8 +17,7 @@ def verdict_of(submission: Any) -> VerdictView | None:
     """The readable view of a finished submission's stored verdict."""
     if not submission.result:
         return None
-    files = submission.exercise_version.files or {}
-    return verdict_view(submission.result, files.get("checks.py", ""))
+    return verdict_view(submission.result, submission.exercise_version.check_titles)
 
 
 @register.simple_tag
@@ -26,7 +25,7 @@ def practice_view(run: Any) -> VerdictView | None:
     """The readable view of a finished practice run (visible checks only)."""
     if not run.result:
         return None
-    return verdict_view(run.result, (run.exercise_version.files or {}).get("checks.py", ""))
+    return verdict_view(run.result, run.exercise_version.check_titles)
 
 
 @register.filter

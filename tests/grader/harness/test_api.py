@@ -1,13 +1,16 @@
 """The comparison helpers exercise authors use, and the wire that carries student values."""
 from __future__ import annotations
 
+import inspect
 import io
 import pickle
 
 import numpy as np
 import pytest
 
+from grader import contract
 from grader.harness import CheckFailed, ProgramError, as_code, close, equal, fail, localize, messages, raises, wire
+from grader.harness import api as api_module
 
 
 def message_of(function, *args, **kwargs) -> str:
@@ -166,3 +169,12 @@ def test_a_torn_frame_is_a_protocol_error():
         wire.read_frame(io.BytesIO(frame[:-1]))
     with pytest.raises(wire.ProtocolError):
         wire.read_frame(io.BytesIO((10).to_bytes(4, "big") + b"not json!!"))
+
+
+def test_the_decorators_take_the_arguments_the_contract_names():
+    """The host reads cases from checks.py's syntax tree by the contract's names: they must be these."""
+    for name, arguments in contract.CASE_DECORATORS.items():
+        parameters = inspect.signature(getattr(api_module, name)).parameters.values()
+        parameters = inspect.signature(getattr(api_module, name)).parameters.values()
+        taken = {p.name for p in parameters if p.kind != p.VAR_KEYWORD}
+        assert taken == arguments, name

@@ -69,6 +69,36 @@ def test_a_syntax_error_stops_every_check(tmp_path, spec):
     assert any(note.startswith("SyntaxError") and "line 1" in note for note in document.notes)
 
 
+def test_a_row_carries_its_fields_so_that_nobody_reads_them_back_out_of_text(tmp_path, spec):
+    document, _ = judge(tmp_path, spec, "def add(a, b):\n    return a - b\n")
+    visible, hidden = document.checks
+    assert visible.message_id.startswith("compare.") and (visible.expected, visible.got) == ("5", "-1")
+    assert (hidden.expected, hidden.got, hidden.line) == (None, None, None)  # hidden: its fixed text, nothing else
+
+    document, _ = judge(tmp_path, spec, "def add(a, b):\n    x = 1\n    return a + b + None\n")
+    visible, hidden = document.checks
+    assert visible.message_id == "error.raised" and visible.line == 3
+    assert hidden.message_id == "hidden.runtime_error" and hidden.line is None
+
+
+def test_a_syntax_error_row_says_its_line_and_carries_the_error(tmp_path, spec):
+    document, _ = judge(tmp_path, spec, "x = 1\ndef add(a, b)\n    return a\n")
+    visible, hidden = document.checks
+    assert visible.message_id == "not_run.syntax_error" and visible.line == 2
+    assert str(visible.message_params["error"]).startswith("SyntaxError") and visible.message_params["error"] in (
+        document.notes)
+    assert hidden.line is None and "error" not in hidden.message_params
+
+
+def test_a_checks_title_travels_in_its_row(tmp_path):
+    titled = CHECKS.replace(
+        "@check(points=1)", '@check(points=1, title={"en": "Adds small numbers", "zh-hans": "小数相加"})')
+    spec = load_exercise(make_exercise(tmp_path / "titled" / "tiny-adder", checks=titled))
+    document, _ = judge(tmp_path / "run", spec, SOLUTION)
+    assert [row.title for row in document.checks] == [{"en": "Adds small numbers", "zh-hans": "小数相加"}, {}]
+    assert spec.check_titles == {"adds_small_numbers": {"en": "Adds small numbers", "zh-hans": "小数相加"}}
+
+
 def test_what_the_student_prints_during_hidden_checks_is_not_shown(tmp_path, spec):
     code = "calls = 0\ndef add(a, b):\n    global calls\n    calls += 1\n    print('call', calls)\n    return a + b\n"
     document, _ = judge(tmp_path, spec, code)

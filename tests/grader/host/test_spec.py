@@ -1,10 +1,12 @@
 """Loading and validating exercise folders: every mistake names the file and the key."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from grader.contract import Kind
-from grader.host.spec import SpecError, load_exercise
+from grader.host.spec import SpecError, load_exercise, spec_from_stored, stored_spec
 from tests.grader.factories import STATIC_GRAPH, TOML, make_exercise
 
 
@@ -104,6 +106,21 @@ def test_visible_in_the_decorator_must_agree_with_the_toml(tmp_path):
     checks = "from grader.harness import check\n@check(visible=True)\ndef adds_small_numbers(s, r, g): pass\n@check(visible=True)\ndef b(s, r, g): pass\n"
     message = error_for(tmp_path, checks=checks)
     assert message == 'exercise.toml: [checks].visible lacks "b", but checks.py says @check(visible=True); make them agree'
+
+
+def test_a_stored_spec_is_the_loaded_one_without_validating_again(tmp_path):
+    folder = make_exercise(tmp_path / "tiny-adder")
+    (folder / "mutants").mkdir()
+    (folder / "mutants" / "subtracts.py").write_text("def add(a, b):\n    return a - b\n")
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text() + '\n[mutants]\nsubtracts = "WRONG_ANSWER"\n')
+    spec = load_exercise(folder)
+    files = {str(p.relative_to(folder)): p.read_text() for p in folder.rglob("*") if p.is_file()}
+    stored = json.loads(json.dumps(stored_spec(spec)))  # as a JSON field keeps it
+    files["exercise.toml"] = "not toml at all ["  # never read again: the spec was validated at publish
+    assert spec_from_stored(stored, files, folder) == spec
+    with pytest.raises(SpecError, match="format"):
+        spec_from_stored({**stored, "format": 0}, files, folder)
 
 
 # --- [[rules]]: what a solution may not use ------------------------------------------------

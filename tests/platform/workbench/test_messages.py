@@ -5,11 +5,12 @@ import re
 import pytest
 from django.utils import translation
 
+from grader import contract
 from workbench import messages
 
 
 def ids_the_judge_emits() -> set[str]:
-    return set(messages.harness_messages()) or set(messages.CATALOGUE)
+    return set(contract.MESSAGES)
 
 
 def only_parameters(template: str) -> bool:
@@ -19,9 +20,19 @@ def only_parameters(template: str) -> bool:
 def test_every_message_id_of_the_judge_has_an_entry():
     missing = ids_the_judge_emits() - set(messages.CATALOGUE)
     assert not missing, f"add these judge message ids to workbench/messages.py CATALOGUE: {sorted(missing)}"
+    unknown = set(messages.CATALOGUE) - ids_the_judge_emits()
+    assert not unknown, f"CATALOGUE has ids the contract does not define: {sorted(unknown)}"
 
 
-@pytest.mark.parametrize("english", sorted(set(messages.CATALOGUE.values()) | set(messages.DETAILS)))
+@pytest.mark.parametrize("message_id", sorted(contract.MESSAGES))
+def test_every_entry_words_the_parameters_the_contract_names(message_id):
+    named = set(re.findall(r"%\((\w+)\)s", messages.CATALOGUE.get(message_id, "")))
+    assert named <= contract.message_parameters(message_id), (
+        f"{message_id}: the catalogue fills {sorted(named)}, the contract carries "
+        f"{sorted(contract.message_parameters(message_id))}")
+
+
+@pytest.mark.parametrize("english", sorted(set(messages.CATALOGUE.values())))
 def test_every_message_has_chinese(english):
     if only_parameters(english):
         return
@@ -93,10 +104,22 @@ def test_a_checks_own_words_and_value_names_read_in_the_readers_language():
             "the output[0]: expected <code>2.5</code>, got <code>2.0</code> (difference <code>0.5</code>)")
 
 
-def test_an_api_detail_is_translated_from_its_english_pattern():
+def test_an_english_only_detail_stored_before_format_3_is_shown_as_written_never_parsed():
     row = {"message_id": "check.failed", "message_params": {"detail": "result['z']: expected 8, got 9"}}
     with translation.override("zh-hans"):
-        assert messages.render(row) == "<code>result[&#x27;z&#x27;]</code>：期望 <code>8</code>，实际为 <code>9</code>"
+        assert messages.render(row) == "result[&#x27;z&#x27;]: expected 8, got 9"
+
+
+def test_the_stop_that_kept_a_check_from_running_is_worded_from_its_own_id():
+    stopped = {"message_id": "not_run.stopped", "message_params": {
+        "reason": {"message_id": "stop.no_answer", "message_params": {"seconds": 90}}, "error": "..."}}
+    with translation.override("en"):
+        assert messages.render(stopped) == "not run: no answer within 2 minutes (time limit)"
+    with translation.override("zh-hans"):
+        assert "在 2 分钟内没有回应" in messages.render(stopped)
+    old = {"message_id": "not_run.stopped", "message_params": {"reason": "no answer within 5 s <b>"}}
+    with translation.override("zh-hans"):
+        assert messages.render(old).endswith("no answer within 5 s &lt;b&gt;")  # format 3: its English as written
 
 
 def test_a_row_without_an_id_shows_the_judges_english():

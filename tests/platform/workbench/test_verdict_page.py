@@ -78,3 +78,29 @@ def test_the_chinese_verdict_page_is_in_chinese(client, graded):
     page = page_of(client, graded("starter"), "zh-hans")
     assert "运行文章里的感知机例子" in page
     assert "15 分中得 2 分" in page
+
+
+def test_a_result_stored_before_format_4_reads_as_written_without_guessing_lines(client, graded):
+    submission = graded("syntax_error")
+    for row in submission.result["checks"]:  # as the judge wrote it before rows carried their fields
+        for field in ("title", "expected", "got", "line"):
+            row.pop(field)
+        row["message_params"].pop("error", None)
+    submission.save()
+    page = page_of(client, submission)
+    assert "not run: your code has a syntax error" in page and "expected &#x27;:&#x27;" in page  # the judge's note
+    assert "on line 2" not in page and 'id="error-lines"' not in page
+
+
+def test_check_titles_come_from_the_row_then_the_version_never_from_checks_py(client, graded):
+    submission = graded("starter")
+    version = submission.exercise_version
+    assert version.check_titles["runs_the_article_example"]["en"] == "Runs the article's perceptron example"
+    version.files = {**version.files, "checks.py": "this is not python ("}  # never read at render time
+    version.check_titles = {**version.check_titles, "names_a_missing_input": {"en": "Names the missing input"}}
+    version.save()
+    submission.result["checks"][0]["title"] = {"en": "The row's own title", "zh-hans": "行自带的标题"}
+    submission.save()
+    page = page_of(client, submission)
+    assert "The row&#x27;s own title" in page and "Names the missing input" in page
+    assert "行自带的标题" in page_of(client, submission, "zh-hans")
