@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('catalog', '0002_exercise_upload'),
+        ('catalog', '0004_exerciseversion_spec'),
     ]
 
     operations = [
