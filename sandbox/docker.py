@@ -364,9 +364,12 @@ def owner_token(pid: int | None = None) -> str:
 
 
 def _start_time(pid: int) -> str:
+    """Field 22 of /proc/PID/stat, counted after the command name (which may hold spaces); ""
+    for a process that is gone, a zombie included: a killed worker's pool child stays one
+    until someone reaps it, and it will never use its containers again."""
     try:
-        # Field 22 of /proc/PID/stat, counted after the command name (which may hold spaces).
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return "" if fields[0] in ("Z", "X") else fields[19]
     except (OSError, IndexError):
         return ""
 

@@ -9,6 +9,7 @@ import struct
 import subprocess
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -142,8 +143,15 @@ def test_containers_of_a_dead_process_of_this_host_are_removed_at_once(docker_sa
     dead_token = owner_token(doomed.pid)
     doomed.kill()
     doomed.wait()
+    # Killed and not yet reaped, as a killed worker's pool child is until someone reaps it.
+    zombie = subprocess.Popen(["sleep", "600"])
+    zombie_token = owner_token(zombie.pid)
+    zombie.kill()
+    while Path(f"/proc/{zombie.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        time.sleep(0.01)
     owners = {
         "dead": dead_token,
+        "zombie": zombie_token,
         "reused pid": f"{socket.gethostname()}/{os.getpid()}/1",  # this pid, but another process's start time
         "alive": owner_token(),
         "other host": f"another-host-{uuid.uuid4().hex[:8]}/1/1",
@@ -154,7 +162,8 @@ def test_containers_of_a_dead_process_of_this_host_are_removed_at_once(docker_sa
     try:
         for container in made.values():
             container.start()
-        assert remove_orphans() >= 2
+        assert remove_orphans() >= 3
+        zombie.wait()
         remaining = {c.id for c in _labelled_containers()}
         assert {name for name, c in made.items() if c.id in remaining} == {"alive", "other host"}
     finally:
