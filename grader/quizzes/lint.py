@@ -10,7 +10,8 @@ Rules, per bank (each language measured on its own):
   share of its draws that are true);
 - every single-answer question offers at least three choices;
 - among its true/false statements that use an absolute word (never, always, guarantees, only, costs
-  nothing…; 永远, 总是, 保证, 只…), true and false differ by at most one (per language);
+  nothing…; 永远, 总是, 保证, 只…), true and false differ by at most one (per language), and
+  so they do across all banks together (``lint_across``);
 - no single or multiple question has its strongest absolute words (never, always, guarantees…) in
   wrong choices only;
 - no answer repeats a number the question shows (its text, or a drawn parameter) in more than half
@@ -287,6 +288,21 @@ def lint_bank(bank: Bank) -> list[str]:
     if numbers.true_share is not None and not low <= numbers.true_share <= high:
         problems.append(f"{label}: {numbers.true_share:.0%} of its {numbers.true_false} true/false answers are "
                         f"true (keep between {low:.0%} and {high:.0%})")
+    return problems
+
+
+def lint_across(banks: Iterable[Bank]) -> list[str]:
+    """The rules that hold across all banks together: an interview draws from several, so one
+    absolute false statement per bank adds up to a tell no single bank shows."""
+    banks = list(banks)
+    problems = []
+    for language in LANGUAGES:
+        counts = [_absolute_true_false(bank, language) for bank in banks]
+        true, false = sum(t for t, _ in counts), sum(f for _, f in counts)
+        if abs(true - false) > ABSOLUTE_IMBALANCE:
+            problems.append(
+                f"all banks: true/false statements with an absolute word ({language}) are {true} true and {false} "
+                f"false (keep the two within {ABSOLUTE_IMBALANCE}, or the word gives the answer away)")
     return problems
 
 
