@@ -35,6 +35,7 @@ from grader.quizzes.model import (
     PlannedItem,
     Prompt,
     Question,
+    SampleAnswer,
     Section,
     Topic,
 )
@@ -42,7 +43,8 @@ from grader.quizzes.model import (
 __all__ = [
     "DIFFICULTIES", "FRAMEWORKS", "LANGUAGES", "TYPES", "Bank", "Choice", "Content", "ContentError", "Criterion",
     "Draw",
-    "InterviewTemplate", "Param", "PlannedItem", "Prompt", "Question", "ResponseError", "Section", "Topic",
+    "InterviewTemplate", "Param", "PlannedItem", "Prompt", "Question", "ResponseError", "SampleAnswer", "Section",
+    "Topic",
     "count_by_topic_and_type", "display", "instantiate", "is_correct", "load_bank", "load_content",
     "load_prompts", "load_template", "load_topics", "normalise_output", "parse_response", "plan_interview",
     "prompt_for", "report_markdown",

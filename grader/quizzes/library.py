@@ -107,6 +107,8 @@ def validate_all(
     content = load_content(Path(content_dir))
     for bank in content.banks:
         content.problems[bank.source] += lint.lint_bank(bank)
+    if content.banks:
+        content.problems.setdefault("quizzes", []).extend(lint.lint_across(content.banks))
     for label, messages in glossary.lint_content(Path(content_dir)).items():
         content.problems.setdefault(label, []).extend(messages)
     if sandbox is not None:

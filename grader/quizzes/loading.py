@@ -55,6 +55,7 @@ from grader.quizzes.model import (
     Param,
     Prompt,
     Question,
+    SampleAnswer,
     Section,
     Topic,
 )
@@ -73,7 +74,8 @@ _QUESTION_KEYS = {
 _TEMPLATE_KEYS = {"id", "title", "description", "duration_s", "allow_back", "section"}
 _SECTION_KEYS = {"id", "title", "kind", "time_limit_s", "allow_back", "questions", "draw", "exercise", "points",
                  "prompts"}
-_PROMPT_KEYS = {"id", "kind", "topic", "text", "model_answer", "rubric", "follow_up"}
+_PROMPT_KEYS = {"id", "kind", "topic", "text", "model_answer", "rubric", "follow_up", "sample"}
+MIN_SAMPLES = 3  # scored sample answers per prompt (follow-ups need none)
 PROMPT_KINDS = ("design", "diagnosis")
 _DRAW_KEYS = {"count", "topic", "difficulty", "has_code", "pitfall"}
 
@@ -653,6 +655,10 @@ def load_prompts(path: Path, topics: Mapping[str, Topic], label: str | None = No
         [[prompt.follow_up]]               # asked right after, each with its own model answer and rubric
         id = "..."
         text.en = "..."  ...  rubric = [ ... ]
+
+        [[prompt.sample]]                  # at least three, scoring differently: answers of known worth
+        text.en = "..."            text.zh-hans = "..."
+        covers = ["warm-up"]               # the rubric lines it meets; its score is their points
     """
     label = label or path.name
     data = _read_toml(path, label)
@@ -685,7 +691,7 @@ def _prompt(
         problems.add(where, "must be a table")
         return None
     before = len(problems)
-    _unknown(raw, _PROMPT_KEYS - ({"kind", "topic", "follow_up"} if follow_up else set()), where, problems)
+    _unknown(raw, _PROMPT_KEYS - ({"kind", "topic", "follow_up", "sample"} if follow_up else set()), where, problems)
     prompt_id = raw.get("id")
     if not isinstance(prompt_id, str) or not ID.match(prompt_id):
         problems.add(where, "id must be lowercase letters, digits and dashes")
@@ -730,4 +736,39 @@ def _prompt(
         problems.add(where, "two follow-ups share an id")
     if len(problems) != before or not isinstance(prompt_id, str) or not isinstance(kind, str):
         return None
-    return Prompt(prompt_id, kind, topic, text, model_answer, tuple(rubric), tuple(follow_ups))
+    samples = () if follow_up else _samples(raw.get("sample", []), rubric, where, problems)
+    return Prompt(prompt_id, kind, topic, text, model_answer, tuple(rubric), tuple(follow_ups), samples)
+
+
+def _samples(raw: Any, rubric: list[Criterion], where: str, problems: _Problems) -> tuple[SampleAnswer, ...]:
+    """[[prompt.sample]]: scored sample answers; their scores must differ, so that they show the scale."""
+    if not isinstance(raw, list):
+        problems.add(where, "sample must be [[prompt.sample]] tables")
+        return ()
+    points = {c.id: c.points for c in rubric}
+    samples, scores = [], []
+    for number, entry in enumerate(raw):
+        here = f"{where}: sample[{number}]"
+        if not isinstance(entry, dict):
+            problems.add(here, "must be a table with text and covers")
+            continue
+        _unknown(entry, {"text", "covers"}, here, problems)
+        text = _text(entry.get("text"), here, "text", problems)
+        covers = entry.get("covers")
+        if not isinstance(covers, list) or not all(isinstance(c, str) for c in covers):
+            problems.add(here, "covers must list rubric line ids (an empty list for an answer that meets none)")
+            continue
+        unknown = [c for c in covers if c not in points]
+        if unknown:
+            problems.add(here, f"covers names {', '.join(unknown)}, not a line of this prompt's rubric")
+        if len(set(covers)) != len(covers):
+            problems.add(here, "covers names a rubric line twice")
+        samples.append(SampleAnswer(text, tuple(covers)))
+        scores.append(sum(points.get(c, 0) for c in set(covers)))
+    if len(samples) < MIN_SAMPLES:
+        problems.add(where, f"needs at least {MIN_SAMPLES} scored sample answers ([[prompt.sample]]), "
+                            f"has {len(samples)}")
+    elif len(set(scores)) != len(scores):
+        problems.add(where, f"its sample answers score {', '.join(map(str, scores))}: give each a different score, "
+                            "so that together they show the scale")
+    return tuple(samples)

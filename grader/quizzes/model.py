@@ -119,6 +119,14 @@ class Criterion:
 
 
 @dataclasses.dataclass(frozen=True)
+class SampleAnswer:
+    """An answer someone might give to an open item, with the rubric lines it covers: shown after the
+    interview so a candidate can calibrate their own ticks against answers of known worth."""
+    text: Text
+    covers: tuple[str, ...]  # rubric line ids
+
+
+@dataclasses.dataclass(frozen=True)
 class Prompt:
     """An open-ended interview item (design or diagnosis). Nothing grades it automatically: the
     candidate writes an answer, then reads the model answer and ticks the rubric lines it covered.
@@ -130,15 +138,22 @@ class Prompt:
     model_answer: Text
     rubric: tuple[Criterion, ...]
     follow_ups: tuple[Prompt, ...] = ()
+    samples: tuple[SampleAnswer, ...] = ()
 
     @property
     def max_points(self) -> int:
         return sum(c.points for c in self.rubric)
 
+    def points_of(self, sample: SampleAnswer) -> int:
+        """What a sample answer scores on this prompt's rubric."""
+        return sum(c.points for c in self.rubric if c.id in sample.covers)
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Prompt:
         return cls(**{**data, "rubric": tuple(Criterion(**c) for c in data.get("rubric", ())),
-                      "follow_ups": tuple(cls.from_dict(f) for f in data.get("follow_ups", ()))})
+                      "follow_ups": tuple(cls.from_dict(f) for f in data.get("follow_ups", ())),
+                      "samples": tuple(SampleAnswer(dict(x["text"]), tuple(x["covers"]))
+                                       for x in data.get("samples", ()))})
 
 
 @dataclasses.dataclass(frozen=True)

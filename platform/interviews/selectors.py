@@ -54,7 +54,18 @@ def open_review(item: InterviewItem) -> dict[str, Any]:
         "rubric": [{"id": c["id"], "points": c["points"], "text": localized(c["text"]), "ticked": c["id"] in ticked}
                    for c in item.snapshot["rubric"]],
         "points": _points(item), "max_points": item.max_points,
+        "samples": _samples(item.snapshot),
     }
+
+
+def _samples(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """The prompt's scored sample answers, each with its score and the rubric lines it meets (none in
+    snapshots taken before prompts had samples)."""
+    lines = {c["id"]: c for c in snapshot["rubric"]}
+    return [{"text": localized(sample["text"]),
+             "points": sum(lines[c]["points"] for c in sample["covers"] if c in lines),
+             "meets": [localized(lines[c]["text"]) for c in sample["covers"] if c in lines]}
+            for sample in snapshot.get("samples", ())]
 
 
 def _points(item: InterviewItem) -> float:

@@ -37,6 +37,21 @@ text.zh-hans = "然后呢？"
 model_answer.en = "Then Z."
 model_answer.zh-hans = "然后是 Z。"
 rubric = [ { id = "names-z", points = 1, en = "Names Z", zh-hans = "说出 Z" } ]
+
+[[prompt.sample]]
+covers = ["names-x", "names-y"]
+text.en = "X, and Y too."
+text.zh-hans = "答了 X，还有 Y。"
+
+[[prompt.sample]]
+covers = ["names-x"]
+text.en = "X."
+text.zh-hans = "答了 X。"
+
+[[prompt.sample]]
+covers = []
+text.en = "No idea."
+text.zh-hans = "不知道。"
 '''
 
 
@@ -47,6 +62,35 @@ def test_a_prompt_loads_with_its_rubric_and_follow_ups(tmp_path):
     assert prompt.max_points == 3 and [c.id for c in prompt.rubric] == ["names-x", "names-y"]
     assert [(f.id, f.kind, f.topic, f.max_points) for f in prompt.follow_ups] == [
         ("and-then", "follow-up", "performance", 1)]
+    assert [(s.text["en"], prompt.points_of(s)) for s in prompt.samples] == [("X, and Y too.", 3), ("X.", 2),
+                                                                             ("No idea.", 0)]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (('covers = ["names-x"]\n', 'covers = ["names-x", "names-q"]\n'),
+     'sample[1]: covers names names-q, not a line of this prompt\'s rubric'),
+    (('covers = ["names-x"]\n', 'covers = ["names-x", "names-y"]\n'),
+     "its sample answers score 3, 3, 0: give each a different score"),
+    (('[[prompt.sample]]\ncovers = []\ntext.en = "No idea."\ntext.zh-hans = "不知道。"\n', ""),
+     'prompt "why-slow": needs at least 3 scored sample answers ([[prompt.sample]]), has 2'),
+    (('text.zh-hans = "答了 X。"\n', ""), "sample[1]: text.zh-hans is missing"),
+])
+def test_sample_answers_are_checked_against_the_rubric(tmp_path, change, message):
+    path = tmp_path / "prompts.toml"
+    assert change[0] in PROMPT
+    path.write_text(PROMPT.replace(*change), encoding="utf-8")
+    with pytest.raises(ContentError) as error:
+        load_prompts(path, TOPICS)
+    assert message in str(error.value)
+
+
+def test_every_shipped_prompt_has_three_sample_answers_of_different_worth():
+    prompts = load_content(ROOT / "exercises").prompts
+    assert prompts
+    for prompt in prompts.values():
+        scores = [prompt.points_of(s) for s in prompt.samples]
+        assert len(scores) >= 3 and len(set(scores)) == len(scores), prompt.id
+        assert max(scores) > 0 and min(scores) < prompt.max_points, prompt.id
 
 
 @pytest.mark.parametrize(("change", "message"), [

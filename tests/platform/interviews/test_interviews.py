@@ -234,6 +234,7 @@ def test_open_items_are_written_then_scored_by_the_candidate_against_the_rubric(
     page = candidate_client.get(reverse("interviews:attempt", args=[attempt.pk])).content.decode()
     assert "A colleague wrapped the model in torch.compile" in page and 'name="answer"' in page
     assert "Model answer" not in page and "warm-up" not in page  # nothing of the rubric before answering
+    assert "Scored sample answers" not in page and "torch.compile is still experimental" not in page
     first, follow_up = open_items[0], open_items[1]
     candidate_client.post(reverse("interviews:open", args=[attempt.pk]),
                           {"position": first.position, "answer": "Warm up, then TORCH_LOGS=recompiles."})
@@ -250,12 +251,23 @@ def test_open_items_are_written_then_scored_by_the_candidate_against_the_rubric(
     review = scorecard.split(f'id="open-{first.position}"')[1].split("</article>")[0]
     assert "Warm up, then TORCH_LOGS=recompiles." in review and "Model answer" in review
     assert "Separates compile time from steady state" in review
+    # Three scored sample answers, each with the rubric lines it meets (8, 3 and 0 of 9 points).
+    samples = review.split('class="samples"')[1]
+    assert "Scored sample answers" in samples and samples.count('class="sample"') == 3
+    assert "8 of 9 points" in samples and "3 of 9 points" in samples and "0 of 9 points" in samples
+    assert "torch.compile is still experimental" in samples and "Meets no line of the rubric." in samples
+    candidate_client.cookies["django_language"] = "zh-hans"
+    chinese = candidate_client.get(reverse("interviews:attempt", args=[attempt.pk])).content.decode()
+    chinese = chinese.split(f'id="open-{first.position}"')[1].split("</article>")[0]
+    assert "带评分的示例答案" in chinese and "torch.compile 还不成熟" in chinese
+    assert "没有满足评分标准中的任何一条。" in chinese and "9 分中得 8 分" in chinese
+    candidate_client.cookies["django_language"] = "en"
     candidate_client.post(reverse("interviews:self_score", args=[attempt.pk]),
                           {"position": first.position, "rubric": ["measurement", "recompiles", "not-a-line"]})
     first.refresh_from_db()
     assert first.response["rubric"] == ["measurement", "recompiles"]
     scorecard = candidate_client.get(reverse("interviews:attempt", args=[attempt.pk])).content.decode()
-    assert '<span id="total">4</span> / 24' in scorecard  # 2 + 2; four questions and 7 + 2 + 2 + 7 + 2 open
+    assert '<span id="total">4</span> / 27' in scorecard  # 2 + 2; four questions and 9 + 2 + 2 + 8 + 2 open
     skipped = candidate_client.post(reverse("interviews:self_score", args=[attempt.pk]),
                                     {"position": follow_up.position, "rubric": ["specialised"]}, follow=True)
     assert "this question was skipped" in skipped.content.decode()
