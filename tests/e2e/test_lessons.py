@@ -133,7 +133,8 @@ def test_the_selection_guide_keeps_code_outside_python_on_export_and_shows_ties(
     expect(result).to_have_attribute("data-choice", "export")
     expect(result.locator(".rec-option")).to_have_count(1)
     expect(result.locator(".rec-tie")).to_be_hidden()
-    answer_the_guide(guide, "Exploring: the architecture changes every day", "Outside Python: mobile, browser, a C++ server",
+    answer_the_guide(guide, "Exploring: the architecture changes every day",
+                     "Outside Python: mobile, browser, a C++ server",
                      "Large matrix products and convolutions", "Shapes vary, or code branches on tensor values")
     expect(result).to_have_attribute("data-choice", "export")   # eager scored 8 to export's 4
     answer_the_guide(guide, "Finished: it goes to production", "In Python, on our own machines",
@@ -146,8 +147,8 @@ def test_the_selection_guide_keeps_code_outside_python_on_export_and_shows_ties(
     page.locator("select[name=language]").select_option("zh-hans")
     expect(page.locator("html")).to_have_attribute("lang", re.compile("^zh"))
     guide = page.locator("#viz-selection-guide")
-    answer_the_guide(guide, "已完成：要上线", "在我们自己的机器上，用 Python 运行", "大矩阵乘和卷积", "形状固定，不根据数值分支",
-                     button="给出建议")
+    answer_the_guide(guide, "已完成：要上线", "在我们自己的机器上，用 Python 运行", "大矩阵乘和卷积",
+                     "形状固定，不根据数值分支", button="给出建议")
     expect(guide.locator(".rec-tie")).to_contain_text("平局：这几个方案与你的回答同样契合。")
     expect(guide.locator(".rec-option")).to_have_count(2)
 
