@@ -281,6 +281,9 @@ def check_lessons(content_dir: Path) -> LessonSet:
                 problem = _link_problem(target, slugs, known["exercises"])
                 if problem:
                     problems.append(f"{where}/{lang}.md: link {target!r}: {problem}")
+        if "selection-guide" in lesson.data:
+            problems.extend(f"{where}/selection-guide.toml: {problem}" for problem in
+                            _guide_problems(lesson.data["selection-guide"], slugs, known["exercises"]))
         shapes = [[(s.kind, s.language, s.runnable, s.text if s.kind in ("viz", "questions") else "")
                    for s in lesson.segments(lang)]
                   for lang in LANGUAGES]
@@ -303,6 +306,33 @@ def check_lessons(content_dir: Path) -> LessonSet:
                 "no lesson covers the article's section(s): "
                 + ", ".join(f"{k} ({ARTICLE_SECTIONS[k]})" for k in missing))
     return result
+
+
+def _guide_problems(guide: dict[str, Any], lessons: set[str], exercises: set[str]) -> list[str]:
+    """What is wrong with the selection guide's data: options an answer names that do not exist
+    (in its scores or its hard constraint), and links that go nowhere."""
+    problems: list[str] = []
+    options = [o.get("id") for o in guide.get("options", []) if isinstance(o, dict)]
+    for option in guide.get("options", []):
+        for item in [*option.get("pitfalls", []), *option.get("next", [])]:
+            problem = _link_problem(str(item.get("href", "")), lessons, exercises)
+            if problem:
+                problems.append(f"option {option.get('id')!r}: link {item.get('href')!r}: {problem}")
+    for question in guide.get("questions", []):
+        for k, answer in enumerate(question.get("answers", [])):
+            where = f"question {question.get('id')!r}, answer {k + 1}"
+            for name in answer.get("scores", {}):
+                if name not in options:
+                    problems.append(f"{where}: scores name {name!r}, which is not an option")
+            if "requires" in answer:
+                required = answer["requires"]
+                if not isinstance(required, list) or not required:
+                    problems.append(f"{where}: requires must be a non-empty list of option ids")
+                    continue
+                for name in required:
+                    if name not in options:
+                        problems.append(f"{where}: requires names {name!r}, which is not an option")
+    return problems
 
 
 def _link_problem(target: str, lessons: set[str], exercises: set[str]) -> str:

@@ -115,6 +115,44 @@ def step_radar_and_guide(page: Page) -> None:
     expect(result.locator(".rec-pitfalls a").first).to_have_attribute("href", "/lessons/pitfalls-tracing/")
 
 
+def answer_the_guide(guide, *answers: str, button: str = "Recommend") -> None:
+    for answer in answers:
+        guide.get_by_label(answer).check()
+    guide.get_by_role("button", name=button).click()
+
+
+def test_the_selection_guide_keeps_code_outside_python_on_export_and_shows_ties(signed_in, live_server, page):
+    """No worker is needed: the guide runs in the page. 'Outside Python' rules out every option
+    but an exported graph, even where the other answers score another one higher (compile 8,
+    export 6 here); answers that score two options alike show both, not the first in the file."""
+    page.goto(f"{live_server.url}/lessons/choosing/")
+    guide = page.locator("#viz-selection-guide")
+    result = guide.locator(".recommendation")
+    answer_the_guide(guide, "Stable: we train it for long runs", "Outside Python: mobile, browser, a C++ server",
+                     "Many small ops, or Python overhead", "Fixed shapes, no branches on values")
+    expect(result).to_have_attribute("data-choice", "export")
+    expect(result.locator(".rec-option")).to_have_count(1)
+    expect(result.locator(".rec-tie")).to_be_hidden()
+    answer_the_guide(guide, "Exploring: the architecture changes every day",
+                     "Outside Python: mobile, browser, a C++ server",
+                     "Large matrix products and convolutions", "Shapes vary, or code branches on tensor values")
+    expect(result).to_have_attribute("data-choice", "export")   # eager scored 8 to export's 4
+    answer_the_guide(guide, "Finished: it goes to production", "In Python, on our own machines",
+                     "Large matrix products and convolutions", "Fixed shapes, no branches on values")
+    expect(result).to_have_attribute("data-choice", "compile export")   # 5 and 5
+    expect(result.locator(".rec-option")).to_have_count(2)
+    expect(result.locator(".rec-option").nth(1).locator(".rec-title")).to_have_text(
+        "A whole exported graph (torch.export, TF SavedModel)")
+    expect(result.locator(".rec-tie")).to_contain_text("A tie: these options fit your answers equally well.")
+    page.locator("select[name=language]").select_option("zh-hans")
+    expect(page.locator("html")).to_have_attribute("lang", re.compile("^zh"))
+    guide = page.locator("#viz-selection-guide")
+    answer_the_guide(guide, "已完成：要上线", "在我们自己的机器上，用 Python 运行", "大矩阵乘和卷积",
+                     "形状固定，不根据数值分支", button="给出建议")
+    expect(guide.locator(".rec-tie")).to_contain_text("平局：这几个方案与你的回答同样契合。")
+    expect(guide.locator(".rec-option")).to_have_count(2)
+
+
 STEPPERS = {"static-vs-dynamic": step_static_vs_dynamic, "compile-flow": step_compile_flow,
             "radar": step_radar_and_guide}
 

@@ -55,6 +55,20 @@ def test_broken_references_are_reported_by_file(content):
     assert "no exercise 'nope'" in found and "use https" in found
 
 
+def test_the_selection_guide_names_only_its_own_options_and_pages(content):
+    guide = content / "lessons" / "choosing" / "selection-guide.toml"
+    text = guide.read_text()
+    assert 'requires = ["export"]' in text   # "outside Python" is a hard constraint
+    text = text.replace('requires = ["export"]', 'requires = ["onnx"]', 1).replace(
+        'scores = { jax = 3, export = 1 }', 'scores = { jax = 3, tflite = 1 }', 1).replace(
+        'href = "/exercises/vectorise-a-loop/"', 'href = "/exercises/no-such-exercise/"', 1)
+    guide.write_text(text)
+    found = "\n".join(check_lessons(content).problems["choosing"])
+    assert "requires names 'onnx', which is not an option" in found
+    assert "scores name 'tflite', which is not an option" in found
+    assert "link '/exercises/no-such-exercise/': no exercise 'no-such-exercise'" in found
+
+
 def test_a_section_without_a_lesson_is_reported(content):
     shutil.rmtree(content / "lessons" / "debugging")
     problems = check_lessons(content).problems

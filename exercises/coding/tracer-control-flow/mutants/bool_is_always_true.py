@@ -1,4 +1,4 @@
-# Like torch.jit.trace: a branch on a traced value silently takes one side.
+# Like torch.jit.trace: a branch on a traced value takes one side (trace only warns).
 import operator
 
 

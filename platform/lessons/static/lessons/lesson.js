@@ -355,7 +355,7 @@
     });
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      var scores = {}, reasons = {};
+      var scores = {}, reasons = {}, allowed = null;
       viz.options.forEach(function (o) { scores[o.id] = 0; reasons[o.id] = []; });
       viz.questions.forEach(function (q) {
         var picked = form.querySelector("input[name=" + q.id + "]:checked");
@@ -365,24 +365,41 @@
           scores[id] += answer.scores[id];
           if (answer.scores[id] > 0 && answer.reason) reasons[id].push(local(answer.reason));
         });
+        /* A hard constraint (code that must run outside Python) rules options out, whatever
+           they score on the other answers. */
+        if (answer.requires) {
+          allowed = (allowed || answer.requires).filter(function (id) { return answer.requires.indexOf(id) >= 0; });
+        }
       });
-      var best = viz.options.slice().sort(function (a, b) { return scores[b.id] - scores[a.id]; })[0];
+      var candidates = viz.options.filter(function (o) { return !allowed || allowed.indexOf(o.id) >= 0; });
+      var top = Math.max.apply(null, candidates.map(function (o) { return scores[o.id]; }));
+      /* Options with the same top score are all shown, in the file's order: a tie is not
+         decided by whichever option happens to come first. */
+      var best = candidates.filter(function (o) { return scores[o.id] === top; });
+      var list = out.querySelector(".rec-options"), template = root.querySelector(".rec-option-template");
+      list.textContent = "";
+      best.forEach(function (option) {
+        var block = template.content.firstElementChild.cloneNode(true);
+        block.dataset.option = option.id;
+        block.querySelector(".rec-title").textContent = local(option.name);
+        block.querySelector(".rec-summary").textContent = local(option.summary);
+        function fill(selector, items, link) {
+          var ul = block.querySelector(selector);
+          items.forEach(function (item) {
+            var li = document.createElement("li");
+            if (link) { var a = document.createElement("a"); a.href = item.href; a.textContent = local(item.text); li.appendChild(a); }
+            else li.textContent = item;
+            ul.appendChild(li);
+          });
+        }
+        fill(".rec-reasons", reasons[option.id].length ? reasons[option.id] : [local(option.summary)]);
+        fill(".rec-pitfalls", option.pitfalls, true);
+        fill(".rec-next", option.next, true);
+        list.appendChild(block);
+      });
+      out.querySelector(".rec-tie").hidden = best.length < 2;
       out.hidden = false;
-      out.querySelector(".rec-title").textContent = local(best.name);
-      out.querySelector(".rec-summary").textContent = local(best.summary);
-      function fill(selector, items, link) {
-        var ul = out.querySelector(selector); ul.textContent = "";
-        items.forEach(function (item) {
-          var li = document.createElement("li");
-          if (link) { var a = document.createElement("a"); a.href = item.href; a.textContent = local(item.text); li.appendChild(a); }
-          else li.textContent = item;
-          ul.appendChild(li);
-        });
-      }
-      fill(".rec-reasons", reasons[best.id].length ? reasons[best.id] : [local(best.summary)]);
-      fill(".rec-pitfalls", best.pitfalls, true);
-      fill(".rec-next", best.next, true);
-      out.dataset.choice = best.id;
+      out.dataset.choice = best.map(function (o) { return o.id; }).join(" ");
       out.focus();
     });
   }
