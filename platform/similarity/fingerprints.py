@@ -106,10 +106,10 @@ def tokens(code: str) -> list[Token]:
         out.append(Token(text, token.start[0]))
     # A docstring's NEWLINE is left behind with nothing before it: drop doubled separators.
     cleaned: list[Token] = []
-    for token in out + rest:
-        if token.text == ";" and (not cleaned or cleaned[-1].text in (";", "{", "}")):
+    for normalised in out + rest:
+        if normalised.text == ";" and (not cleaned or cleaned[-1].text in (";", "{", "}")):
             continue
-        cleaned.append(token)
+        cleaned.append(normalised)
     return cleaned
 
 

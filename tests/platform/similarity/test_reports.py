@@ -43,7 +43,8 @@ def classroom():
     course = make.course(teacher, students)
     Membership.objects.create(course=course, user=helper, role=Membership.Role.ASSISTANT)
     assignment, _item = make.assignment(course, ex)
-    subs = [graded_and_fingerprinted(s, ex, code) for s, code in zip(students, [ORIGINAL, COPY, INDEPENDENT, COPY])]
+    codes = [ORIGINAL, COPY, INDEPENDENT, COPY]
+    subs = [graded_and_fingerprinted(s, ex, code) for s, code in zip(students, codes, strict=True)]
     return {"ex": ex, "course": course, "assignment": assignment, "teacher": teacher, "assistant": helper,
             "students": students, "subs": subs}
 
@@ -170,3 +171,12 @@ def test_an_assistant_sees_the_report_but_cannot_hold(client, classroom):
     hold = reverse("similarity:assignment_hold", args=[classroom["course"].pk, classroom["assignment"].pk])
     assert client.post(hold, {"entry": entry.id}).status_code == 404
     assert Entry.objects.get(id=entry.id).held_at is None
+
+
+def test_the_report_speaks_chinese(client, classroom, settings):
+    client.force_login(classroom["teacher"])
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
+    page = client.get(report_url(classroom)).content.decode()
+    assert "相似度" in page and "并排对照" in page and "相似群组" in page and "Side by side" not in page
+    course_page = client.get(reverse("courses:assignment", args=[classroom["course"].pk, classroom["assignment"].pk]))
+    assert "相似度报告" in course_page.content.decode()
