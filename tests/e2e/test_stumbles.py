@@ -75,7 +75,7 @@ def test_the_pages_touched_fit_a_phone_in_both_languages(live_server, chromium, 
         log_in_as_student(page, live_server.url, language)
         student = User.objects.get(username=page.locator(".who").inner_text())
         starter = (content / "coding" / SLUG / "starter.py").read_text()
-        graded(student, "starter_with_message_ids", starter)
+        graded(student, "starter_format_4", starter)
         accepted = graded(student, "accepted", (content / "coding" / SLUG / "solution.py").read_text())
         for viewport in (PHONE, DESKTOP):
             page.set_viewport_size(viewport)

@@ -25,7 +25,7 @@ def test_a_student_submits_and_sees_the_verdict_arrive(live_server, celery_worke
     solution = (content_dir / "coding" / SLUG / "solution.py").read_text()
     log_in(page, live_server.url)
 
-    page.get_by_role("link", name="A static graph executor").click()
+    page.get_by_role("list").get_by_role("link", name="A static graph executor").click()  # not the "continue" card
     editor = page.locator("textarea[name=code]")
     expect(editor).to_have_value(re.compile("class StaticGraph"))  # the starter code
 
