@@ -31,6 +31,7 @@ import statistics
 import sys
 import time
 import zlib
+from datetime import timedelta
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -243,29 +244,66 @@ def quality(threshold: float) -> dict:
 
 # -- the 500-student report ------------------------------------------------------------------
 
+_WORDS = ["graph", "node", "edge", "grad", "value", "order", "seen", "stack", "shape", "op", "out", "tape",
+          "inputs", "cache", "plan", "buf", "size", "axis", "ctx", "result"]
+_OPS = ["+", "-", "*", "/", "//", "%", "**", "@"]
+_COMPARE = ["<", ">", "==", "!=", "<=", ">=", "is", "in"]
+
+
+def _expression(rng: random.Random, depth: int = 0) -> str:
+    kind = rng.randrange(8 if depth < 3 else 2)
+    if kind == 0:
+        return rng.choice(_WORDS)
+    if kind == 1:
+        return str(rng.randrange(100))
+    if kind == 2:
+        args = ", ".join(_expression(rng, depth + 1) for _ in range(rng.randrange(4)))
+        return f"{rng.choice(_WORDS)}({args})"
+    if kind == 3:
+        return f"({_expression(rng, depth + 1)} {rng.choice(_OPS)} {_expression(rng, depth + 1)})"
+    if kind == 4:
+        return f"{rng.choice(_WORDS)}.{rng.choice(_WORDS)}"
+    if kind == 5:
+        return f"{rng.choice(_WORDS)}[{_expression(rng, depth + 1)}]"
+    if kind == 6:
+        return f"[{_expression(rng, depth + 1)} for {rng.choice(_WORDS)} in {_expression(rng, depth + 1)}]"
+    return f"{{{_expression(rng, depth + 1)}: {_expression(rng, depth + 1)}}}"
+
+
+def _block(rng: random.Random, indent: int, depth: int) -> list[str]:
+    pad = "    " * indent
+    lines = []
+    for _ in range(rng.randrange(2, 6)):
+        kind = rng.randrange(7 if depth < 2 else 4)
+        if kind == 0:
+            lines.append(f"{pad}{rng.choice(_WORDS)} = {_expression(rng)}")
+        elif kind == 1:
+            lines.append(f"{pad}{rng.choice(_WORDS)} {rng.choice(_OPS)}= {_expression(rng)}")
+        elif kind == 2:
+            lines.append(f"{pad}{rng.choice(_WORDS)}.{rng.choice(_WORDS)}({_expression(rng)})")
+        elif kind == 3:
+            lines.append(f"{pad}return {_expression(rng)}")
+            break
+        elif kind == 4:
+            lines.append(f"{pad}if {_expression(rng)} {rng.choice(_COMPARE)} {_expression(rng)}:")
+            lines += _block(rng, indent + 1, depth + 1)
+        elif kind == 5:
+            lines.append(f"{pad}for {rng.choice(_WORDS)} in {_expression(rng)}:")
+            lines += _block(rng, indent + 1, depth + 1)
+        else:
+            lines.append(f"{pad}while {_expression(rng)} {rng.choice(_COMPARE)} {_expression(rng)}:")
+            lines += _block(rng, indent + 1, depth + 1)
+    return lines
+
+
 def _generated_program(rng: random.Random) -> str:
-    """A plausible independent program: a few functions of random statements over random names."""
-    words = ["graph", "node", "edge", "grad", "value", "order", "seen", "stack", "shape", "op", "out", "tape"]
+    """A plausible independent program: a few functions of random statements and expressions."""
     lines = ["import numpy as np", ""]
-    for f in range(rng.randrange(3, 7)):
-        args = rng.sample(words, rng.randrange(1, 4))
-        lines.append(f"def {rng.choice(words)}_{f}({', '.join(args)}):")
-        for _ in range(rng.randrange(4, 12)):
-            a, b, c = rng.choice(words), rng.choice(args), rng.choice(words)
-            kind = rng.randrange(6)
-            if kind == 0:
-                lines.append(f"    {a} = {b} {rng.choice('+-*/')} {rng.randrange(9)}")
-            elif kind == 1:
-                lines.append(f"    for {c} in {b}:\n        {a} = np.{rng.choice(['dot', 'sum', 'maximum'])}({c}, {a})")
-            elif kind == 2:
-                lines.append(f"    if {b} {rng.choice(['<', '==', 'is'])} {rng.choice(['None', '0', c])}:\n        return {a}")
-            elif kind == 3:
-                lines.append(f"    {a} = [{c} for {c} in {b} if {c}]")
-            elif kind == 4:
-                lines.append(f"    {a}.{rng.choice(['append', 'add', 'update'])}({b}, {rng.randrange(5)})")
-            else:
-                lines.append(f"    while {a} {rng.choice(['>', '<'])} {b}:\n        {a} {rng.choice('+-')}= {rng.randrange(1, 4)}")
-        lines.append(f"    return {rng.choice(args)}\n")
+    for f in range(rng.randrange(3, 6)):
+        args = rng.sample(_WORDS, rng.randrange(1, 4))
+        lines.append(f"def {rng.choice(_WORDS)}_{f}({', '.join(args)}):")
+        lines += _block(rng, 1, 0)
+        lines.append("")
     return "\n".join(lines) + "\n"
 
 
@@ -292,7 +330,8 @@ def _assignment_with_students(programs: list[str]):
     )
     now = timezone.now()
     assignment = Assignment.objects.create(
-        course=course, title_en="Week 1", title_zh="第一周", opens_at=now, due_at=now, late_policy="refuse"
+        course=course, title_en="Week 1", title_zh="第一周", opens_at=now, due_at=now + timedelta(days=7),
+        late_policy="refuse",
     )
     item = AssignmentItem.objects.create(assignment=assignment, kind="exercise", exercise_version=version, points=10)
     students = User.objects.bulk_create(
