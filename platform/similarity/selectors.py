@@ -105,7 +105,7 @@ def exercise_report(exercise: Exercise, *, threshold: float = THRESHOLD) -> Sect
     """Every student's board entry of the exercise (their best code), site-wide."""
     counted = dict(Entry.objects.filter(exercise=exercise).values_list("user_id", "submission_id"))
     version = exercise.current_version
-    return _section(version.title_en if version else exercise.slug, exercise.id, counted, threshold=threshold)
+    return _section(version.title if version else exercise.slug, exercise.id, counted, threshold=threshold)
 
 
 def _exercise_items(assignment: Assignment) -> list[AssignmentItem]:
