@@ -19,6 +19,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("courses/", include("courses.urls")),
     path("boards/", include("leaderboards.urls")),
+    path("similarity/", include("similarity.urls")),
     path("quizzes/", include("quizzes.urls")),
     path("interviews/", include("interviews.urls")),
     path("workbench/", include("workbench.urls")),

@@ -30,6 +30,12 @@ class Entry(models.Model):
     # Set when a re-measurement of the entry's code did not accept it (wrong, too slow, crashed):
     # the entry is off the ranking until a grading of the student replaces it (entry_record).
     withdrawn_at = models.DateTimeField(null=True, blank=True)
+    # Set when an instructor holds the entry for review (a similarity report): off the ranking
+    # until released. Kept through new gradings, or resubmitting would lift the hold.
+    held_at = models.DateTimeField(null=True, blank=True)
+    held_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["exercise", "user"], name="one_entry_per_student_exercise")]
@@ -40,7 +46,7 @@ class Entry(models.Model):
             models.Index(
                 fields=["exercise_version", "-score", "ratio_low", "ratio", "achieved_at"],
                 name="board_order",
-                include=["user_id", "ratio_high", "withdrawn_at"],
+                include=["user_id", "ratio_high", "withdrawn_at", "held_at"],
             ),
             # A course's board: its few hundred students' entries, probed by user.
             models.Index(fields=["user", "exercise_version"], name="entry_user"),

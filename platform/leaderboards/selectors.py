@@ -179,8 +179,9 @@ def tiebreak_sql(salt: str) -> MD5:
 
 
 def ranked(version_id: int | None) -> QuerySet[Entry]:
-    """The entries a board of this version ranks: not those withdrawn after a failed re-measurement."""
-    return Entry.objects.filter(exercise_version_id=version_id, withdrawn_at__isnull=True)
+    """The entries a board of this version ranks: not those withdrawn after a failed re-measurement,
+    nor those an instructor holds for review (a similarity report)."""
+    return Entry.objects.filter(exercise_version_id=version_id, withdrawn_at__isnull=True, held_at__isnull=True)
 
 
 def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch: int | None) -> Row:

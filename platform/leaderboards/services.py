@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 
 from django.db import transaction
+from django.utils import timezone
 
+from accounts.models import User
 from catalog.models import Exercise
 from grader.host.performance import overall_ratio
 from grading.models import Submission
@@ -14,7 +16,7 @@ from leaderboards.board_cache import ranking_forget
 from leaderboards.models import FULL_SCORE, Entry
 from leaderboards.verification import reaches_the_top, verification_request
 
-__all__ = ["FULL_SCORE", "code_digest", "entry_record", "stale_entries_regrade"]
+__all__ = ["FULL_SCORE", "code_digest", "entry_hold", "entry_record", "entry_release", "stale_entries_regrade"]
 
 
 def code_digest(code: str) -> str:
@@ -111,3 +113,15 @@ def stale_entries_regrade(exercise: Exercise) -> list[int]:
                 # time the code was handed in (an assignment pinned to the new version counts it so).
                 queued.append(submission_resubmit(original=entry.submission, version=current).id)
     return queued
+
+
+def entry_hold(entry: Entry, *, by: User) -> None:
+    """Take an entry off the ranking of every board until it is released (held for review)."""
+    Entry.objects.filter(id=entry.id, held_at__isnull=True).update(held_at=timezone.now(), held_by=by)
+    ranking_forget(entry.exercise_version_id)
+
+
+def entry_release(entry: Entry) -> None:
+    """Put a held entry back on the ranking."""
+    Entry.objects.filter(id=entry.id).update(held_at=None, held_by=None)
+    ranking_forget(entry.exercise_version_id)

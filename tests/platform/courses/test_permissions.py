@@ -7,10 +7,12 @@ from django.urls import get_resolver, reverse
 
 from courses.models import Course, ItemScore, Membership, RegradeJob, ScoreOverride
 from grading.models import Submission
+from leaderboards.models import Entry
+from similarity.tasks import fingerprint_submission
 from tests.platform import classroom as make
 
 pytestmark = pytest.mark.django_db
-APPS = ("courses", "leaderboards", "submissions")
+APPS = ("courses", "leaderboards", "submissions", "similarity")
 # Routes without an object argument are each user's own (their course list, the join form,
 # their account) or public by design (the site-wide board, which shows only pseudonyms).
 UNOWNED = {
@@ -27,8 +29,16 @@ UNOWNED = {
     "submissions:exercise_list",
     "submissions:exercise_detail",
 }
-POST_ONLY = {"courses:item_move_version", "courses:override", "courses:regrade"}
-INSTRUCTOR = {"courses:edit", "courses:assignment_create", "courses:item_move_version"}
+POST_ONLY = {
+    "courses:item_move_version",
+    "courses:override",
+    "courses:regrade",
+    "similarity:assignment_hold",
+    "similarity:exercise_hold",
+}
+INSTRUCTOR = {"courses:edit", "courses:assignment_create", "courses:item_move_version", "similarity:assignment_hold"}
+# Site-wide similarity reports: the site's staff only, no instructor of any course.
+SITE_STAFF = {"similarity:exercise", "similarity:exercise_pair", "similarity:exercise_hold"}
 STAFF = {
     "courses:roster",
     "courses:gradebook",
@@ -38,6 +48,8 @@ STAFF = {
     "courses:regrade",
     "courses:job",
     "courses:analytics",
+    "similarity:assignment",
+    "similarity:assignment_pair",
 }
 MEMBER = {
     "courses:detail",
@@ -60,6 +72,10 @@ def world():
     assignment, item = make.assignment(a, ex)
     make.version_add(ex)  # so that moving the item to a new version is possible
     submission = make.graded(owner, ex, score=0.5, version=item.exercise_version)
+    classmates = make.graded(classmate, ex, score=0.5, version=item.exercise_version)
+    for graded in (submission, classmates):
+        fingerprint_submission.apply(args=[graded.pk])
+    pair = {"a": submission.pk, "b": classmates.pk}
     job = RegradeJob.objects.create(
         course=a, scope="x", submission_ids=[submission.pk], created_by=a.memberships.get(role="instructor").user
     )
@@ -82,6 +98,12 @@ def world():
         "leaderboards:exercise_course": {"slug": ex.slug, "pk": a.pk},
         "submissions:detail": {"pk": submission.pk},
         "submissions:status": {"pk": submission.pk},
+        "similarity:assignment": {"pk": a.pk, "assignment_pk": assignment.pk},
+        "similarity:assignment_pair": {"pk": a.pk, "assignment_pk": assignment.pk, **pair},
+        "similarity:assignment_hold": {"pk": a.pk, "assignment_pk": assignment.pk},
+        "similarity:exercise": {"slug": ex.slug},
+        "similarity:exercise_pair": {"slug": ex.slug, **pair},
+        "similarity:exercise_hold": {"slug": ex.slug},
     }
     post = {
         "item": item.pk,
@@ -89,6 +111,7 @@ def world():
         "points": "0",
         "reason": "x",
         "submission": submission.pk,
+        "entry": Entry.objects.get(user=owner).pk,
         "assignment": assignment.pk,
         "title_en": "pwned",
         "title_zh": "pwned",
@@ -123,12 +146,12 @@ def test_every_route_with_an_object_is_in_this_test(world):
 
 
 REFUSED = {
-    "classmate": STAFF | INSTRUCTOR | OWNER,
-    "other_student": STAFF | INSTRUCTOR | MEMBER | OWNER,
-    "owner": STAFF | INSTRUCTOR,
-    "instructor_b": STAFF | INSTRUCTOR | MEMBER | OWNER,
-    "instructor_a": OWNER,  # their students' work is on the course's student page, not here
-    "assistant": INSTRUCTOR | OWNER,
+    "classmate": STAFF | INSTRUCTOR | OWNER | SITE_STAFF,
+    "other_student": STAFF | INSTRUCTOR | MEMBER | OWNER | SITE_STAFF,
+    "owner": STAFF | INSTRUCTOR | SITE_STAFF,
+    "instructor_b": STAFF | INSTRUCTOR | MEMBER | OWNER | SITE_STAFF,
+    "instructor_a": OWNER | SITE_STAFF,  # their students' work is on the course's student page, not here
+    "assistant": INSTRUCTOR | OWNER | SITE_STAFF,
 }
 
 
@@ -140,6 +163,7 @@ def snapshot():
         ScoreOverride.objects.count(),
         list(Submission.objects.values_list("id", "status", "code")),
         RegradeJob.objects.count(),
+        list(Entry.objects.values_list("id", "held_at")),
     )
 
 

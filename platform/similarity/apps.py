@@ -1,0 +1,11 @@
+import importlib
+
+from django.apps import AppConfig
+
+
+class SimilarityConfig(AppConfig):
+    name = "similarity"
+
+    def ready(self) -> None:
+        # Receivers connect when imported, and only once every app is loaded.
+        importlib.import_module("similarity.receivers")
