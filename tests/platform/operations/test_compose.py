@@ -115,17 +115,17 @@ def test_the_stack_comes_up_and_grades_a_solution(stack):
                                           {"code": "import os\nprint('uid', os.getuid(), os.geteuid())\n"},
                                           form_page="/lessons/playground/")
     assert status == 202, (status, started)
-    run = json.loads(started)
+    program = json.loads(started)
     deadline = time.monotonic() + 180
-    while not run["finished"]:
-        assert time.monotonic() < deadline, f"the playground run never finished: {run}"
+    while not program["finished"]:
+        assert time.monotonic() < deadline, f"the playground run never finished: {program}"
         time.sleep(1)
-        status, _, polled = client.get(run["status_url"])
+        status, _, polled = client.get(program["status_url"])
         assert status == 200
-        run = json.loads(polled)
-    assert run["state"] == "done", run
-    uids = re.search(r"uid (\d+) (\d+)", json.dumps(run["result"]))
-    assert uids and int(uids.group(1)) != 0 and int(uids.group(2)) != 0, run["result"]
+        program = json.loads(polled)
+    assert program["state"] == "done", program
+    uids = re.search(r"uid (\d+) (\d+)", json.dumps(program["result"]))
+    assert uids and int(uids.group(1)) != 0 and int(uids.group(2)) != 0, program["result"]
 
     # Quiz banks were synced too, and the broker keeps what it holds across a restart.
     quizzes = run("exec", "-T", "web", "python", "manage.py", "shell", "-c",
