@@ -63,7 +63,7 @@ def sent(monkeypatch):
     """The broker replaced by a list of grading messages: (task args, queue, countdown)."""
     messages: list[tuple] = []
 
-    def send_task(name, args, queue, countdown=None):
+    def send_task(name, args=None, kwargs=None, countdown=None, queue=None, **options):  # as Celery calls it
         if name == GRADE_TASK:  # not the boards' re-measuring a new best asks for
             messages.append((args, queue, countdown))
 
