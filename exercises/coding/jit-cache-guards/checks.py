@@ -35,7 +35,7 @@ def the_same_shape_hits_the_cache(student, reference, rng):
     replay(student, reference, SCALE, [(ones(4, 3), 2.0), (ones(4, 3) * 2, 2.0), (ones(4, 3) * 3, 2.0)], as_code("x * 2.0 + 1"))
 
 
-@check(points=1, title={"en": "A new dtype recompiles", "zh-hans": "新的 dtype 触发重新编译"})
+@check(points=1, title={"en": "A new dtype recompiles", "zh-hans": "新的数据类型触发重新编译"})
 def a_new_dtype_recompiles(student, reference, rng):
     replay(student, reference, SCALE, [(ones(4, 3), 2.0), (ones(4, 3, dtype=np.float32), 2.0), (ones(4, 3), 2.0)], as_code("x * 2.0 + 1"))
 
