@@ -16,7 +16,14 @@ from grading.selectors import submissions_of, waiting_for_a_missing_worker
 from grading.services import SubmissionRefused, submission_create
 from submissions.forms import SubmissionForm
 from workbench.messages import DIFFICULTY_ORDER
-from workbench.selectors import continue_with, draft_code, exercise_entries, exercise_tags, next_exercise
+from workbench.selectors import (
+    common_wrong_answers,
+    continue_with,
+    draft_code,
+    exercise_entries,
+    exercise_tags,
+    next_exercise,
+)
 from workbench.verdicts import error_lines
 
 
@@ -51,6 +58,7 @@ def _exercise_page(
         "form": form,
         "submissions": submissions_of(request.user, exercise)[:10],
         "error_lines": error_lines or [],
+        "wrong_answers": common_wrong_answers(request.user, exercise),
     }
     return render(request, "submissions/exercise_detail.html", context, status=status)
 
@@ -126,4 +134,5 @@ def _status_context(submission: Submission) -> dict[str, object]:
                "needs_gpu": submission.exercise_version.needs_gpu}
     if submission.verdict == "ACCEPTED":
         context["next_exercise"] = next_exercise(submission.user, submission.exercise_version.exercise)
+        context["has_wrong_answers"] = bool((submission.exercise_version.spec or {}).get("why"))
     return context
