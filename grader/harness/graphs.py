@@ -4,7 +4,7 @@ A count or a compiler fact read back from the student's process is the student's
 its torch, its worker and the probe the checks send are all within its reach. So the fact is
 not asked for. The student's process sends the graph itself as data instead: what
 ``torch.compile(..., fullgraph=True)`` captures with torch.compile's default settings (a graph
-break fails it), written in ATen operators by ``torch.export`` of that captured graph. The
+break fails it), written in ATen operators (``make_fx`` of that captured, pure graph). The
 trusted side believes only what it can check itself::
 
     graph = exported(student, "model", x, w)           # data from the student's process
@@ -76,6 +76,12 @@ OPERATORS = frozenset(
 )
 
 SCALAR_OUTPUTS = frozenset({"aten.item.default", "aten._local_scalar_dense.default"})
+DATA_DEPENDENT_SIZES = frozenset(
+    f"aten.{name}" for name in (
+        "nonzero.default", "masked_select.default", "bincount.default", "unique_dim.default", "_unique2.default",
+        "unique_consecutive.default", "repeat_interleave.Tensor", "_assert_scalar.default", "sym_size.int",
+    )
+)
 
 # Runs in the student's process: its answer is data the trusted side checks, nothing more.
 EXPORT_SOURCE = '''
@@ -96,12 +102,13 @@ def export_graph(name, *args):
         with torch._dynamo.config.patch(capture_scalar_outputs=False, capture_dynamic_output_shape_ops=False):
             torch.compile(function, fullgraph=True, backend=backend)(*args)
         (graph_module, example_inputs), = captured
-        # Dynamo's graph in ATen operators: a pure graph module, so tracing it runs nothing of the program.
-        exported = torch.export.export(graph_module, tuple(example_inputs), strict=False)
+        # Dynamo's graph in ATen operators: it is pure, so tracing it runs nothing of the program.
+        from torch.fx.experimental.proxy_tensor import make_fx
+        graph = make_fx(graph_module)(*example_inputs).graph
     except Exception as error:
         lines = [line.strip() for line in str(error).splitlines() if line.strip()]
         return {"error": (type(error).__name__ + ": " + " ".join(lines[:2]))[:400]}
-    if any(spec.kind.name != "USER_INPUT" for spec in exported.graph_signature.input_specs):
+    if any(node.op == "get_attr" for node in graph.nodes):
         return {"error": "the captured graph holds tensors of its own (parameters, buffers or constants)"}
 
     def encode(value):
@@ -118,14 +125,16 @@ def export_graph(name, *args):
         return value
 
     nodes = []
-    for node in exported.graph_module.graph.nodes:
+    for node in graph.nodes:
         if node.op == "placeholder":
             nodes.append({"op": "input", "name": node.name})
         elif node.op == "call_function":
             nodes.append({"op": "call", "name": node.name, "target": str(node.target),
                           "args": encode(list(node.args)), "kwargs": {k: encode(v) for k, v in node.kwargs.items()}})
         elif node.op == "output":
-            nodes.append({"op": "output", "args": encode(list(node.args[0]))})
+            returned = node.args[0]
+            returned = list(returned) if isinstance(returned, (list, tuple)) else [returned]
+            nodes.append({"op": "output", "args": encode(returned)})
         else:
             nodes.append({"op": str(node.op)})
     return {"graph": nodes}
@@ -315,6 +324,12 @@ def _check_argument(value: Any, names: set[str], position: int, depth: int) -> N
 
 
 def _outside_the_set(target: str) -> GraphRefused:
+    if target in DATA_DEPENDENT_SIZES:
+        return GraphRefused(localize(
+            {"en": "your graph calls `{target}`, whose output size depends on the values (a data-dependent "
+                   "shape), so its graph is not one fixed graph; keep shapes fixed and let a mask select",
+             "zh-hans": "你的图调用了 `{target}`，它的输出尺寸取决于数值（数据相关的形状），因此不是一张形状固定的图；"
+                        "请保持形状固定，用掩码来表达选择"}, target=target), "WRONG_ANSWER")
     if target in SCALAR_OUTPUTS or not target.startswith("aten."):
         return GraphRefused(localize(
             {"en": "your graph takes a value out of a tensor as a Python number (`{target}`: `.item()`, `float()`, "
