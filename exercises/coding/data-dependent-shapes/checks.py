@@ -21,8 +21,9 @@ def same(student, reference, rng, x, threshold, what):
         fail({"en": "{what}: `torch.compile(masked_stats, fullgraph=True)` found a graph break: {error}",
               "zh-hans": "{what}：`torch.compile(masked_stats, fullgraph=True)` 发现了图中断：{error}"},
              what=what, error=found["error"])
-    # A matrix of the same shape the student never saw, spread around the threshold.
-    fresh = tensor(threshold + rng.normal(size=x.shape) * 2.0)
+    # A matrix the student never saw, with the case's pattern: each entry moved away from or
+    # towards the threshold, never across it, so the same entries count.
+    fresh = tensor(threshold + (x - threshold) * rng.uniform(0.5, 1.5, size=x.shape))
     close(run_graph(reference, found["graph"], [fresh]), list(reference.masked_stats(fresh, threshold)),
           what=localize({"en": "{what}: the compiled (count, mean, max) of your graph, run by the judge on a new matrix",
                          "zh-hans": "{what}：评测方在新矩阵上运行你的图得到的编译后 (count, mean, max)"}, what=what))
