@@ -20,9 +20,14 @@ only then on the inputs, which the student never saw. A graph that computes the 
 values on inputs the student never saw, on both sides of a branch, is one graph that does the
 work: a wrapped probe cannot make one without writing it.
 
+What this does not prove: that Dynamo made the graph. The student's process can send a graph
+another tracer made (torch.fx's symbolic tracer runs a print of ``.item()`` on a proxy), so a
+function whose only break is such a print passes; tests/security/test_redteam_judge.py keeps
+that as a strict xfail.
+
 Why not strict ``torch.export`` of the function itself: it captures more than torch.compile
 does (in torch 2.13 it traces ``print(t.item())`` and keeps going), so it would pass a graph
-break the exercise is about. What the trusted side runs is what torch.compile captured.
+break the exercise is about. What an honest process sends is what torch.compile captured.
 
 No pickle anywhere: ``torch.export.save``/``load`` is not used because ``load`` unpickles its
 constants and weights (torch 2.13's ``pt2_archive/_package.py`` calls ``torch.load(...,
