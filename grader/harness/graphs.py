@@ -55,7 +55,7 @@ MAX_INTEGER = 1 << 24
 MAX_MATMUL_WORK = 1 << 30  # multiply-adds of all matrix products together
 RUN_TIMEOUT_S = 60.0  # far above what any graph within these limits needs
 DTYPES = frozenset({"float32", "float64", "int64", "int32", "bool"})
-LITERAL_TAGS = frozenset({("device", "cpu"), ("layout", "strided")})
+LITERAL_TAGS = frozenset({("device", "cpu"), ("layout", "strided"), ("memory_format", "preserve_format")})
 
 # Pure operators with their own argument and shape checks; nothing here writes into a tensor,
 # takes strides or indices, or gives an output whose size depends on the values.
@@ -127,6 +127,8 @@ def export_graph(name, *args):
             return {"device": value.type}
         if isinstance(value, torch.layout):
             return {"layout": str(value).removeprefix("torch.")}
+        if isinstance(value, torch.memory_format):
+            return {"memory_format": str(value).removeprefix("torch.")}
         return value
 
     nodes = []
@@ -171,6 +173,8 @@ def run_graph(nodes, inputs, operators, max_elements, max_work):
                     return getattr(torch, value["dtype"])
                 if "device" in value:
                     return torch.device(device)
+                if "memory_format" in value:
+                    return torch.preserve_format
                 return torch.strided
             return value
 
