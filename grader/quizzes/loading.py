@@ -41,7 +41,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from grader.content_root import DIFFICULTIES, LANGUAGES
+from grader.content_root import DIFFICULTIES
+from grader.contract import LANGUAGES
 from grader.quizzes import expressions
 from grader.quizzes.model import (
     CHOICE_TYPES,
