@@ -31,7 +31,7 @@ from typing import Any
 
 from grader.content_root import exercise_folders
 from grader.contract import LANGUAGES
-from grader.host.playground import RunResult, run_program
+from grader.playground import RunResult, run_program
 from grader.quizzes.library import load_content
 
 LESSON_FILE = "lesson.toml"
