@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TREES = ("platform", "grader", "sandbox", "graphdojo", "bench")
+TREES = ("platform", "grader", "sandbox", "graphdojo", "bench", "testbed")
 
 # (file, function) -> why its imports must wait until it runs. Keep this short.
 WAITING_IMPORTS = {
