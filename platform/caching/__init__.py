@@ -1,1 +1,3 @@
-"""The site's cache used only to save work, for any app (no models: not an installed app)."""
+"""The site's cache where it only saves work: a failure is logged, never raised into a request.
+
+Any app may use it; it has no models and is no installed app."""
