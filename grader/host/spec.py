@@ -50,8 +50,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from grader.content_root import DIFFICULTIES, LANGUAGES, folder_digest
-from grader.contract import CASE_DECORATORS, Kind, PerfTerms, Rule, violations
+from grader.content_root import DIFFICULTIES, folder_digest
+from grader.contract import CASE_DECORATORS, LANGUAGES, Kind, PerfTerms, Rule, violations
 from grader.host.check_text import untranslated
 from sandbox import Limits
 

@@ -4,6 +4,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from operations.login import ThrottledLoginView, ThrottledPasswordChangeView
+from workbench import urls as workbench_urls
 
 urlpatterns = [
     # The admin's own login form has no brake: staff log in through the site's braked one.
@@ -28,7 +29,7 @@ urlpatterns = [
     path("glossary/", include("glossary.urls")),
     path("authoring/", include("authoring.urls")),
     path("", include("operations.urls")),
-    path("", include("submissions.urls")),
+    path("", include(workbench_urls.exercise_pages)),
 ]
 
 handler404 = "api.views.page_not_found"

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.content_root import LANGUAGES, exercise_folders
-from grader.contract import Kind
+from grader.content_root import exercise_folders
+from grader.contract import LANGUAGES, Kind
 from grader.host.pipeline import grade
 from grader.host.spec import load_exercise
 from grader.host.validation import gpu_present

@@ -13,7 +13,8 @@ import pytest
 
 from grader.contract import Kind
 from grader.host import Verdict, grade, load_exercise
-from tests.grader.factories import REPO, TOML, make_exercise
+from testbed.exercises import TOML, make_exercise
+from tests.grader.factories import REPO
 from tests.sandbox.backends import sandbox  # noqa: F401
 
 # The baseline burns 4 ms of CPU per call; the threshold is 3x. Each cheat below spends
@@ -562,8 +563,8 @@ def test_code_that_fails_when_measured_again_leaves_the_speed_ranking(thin_path_
     from leaderboards.models import Entry, Verification
     from leaderboards.tasks import verify_top
     from leaderboards.verification import verification_request
+    from testbed.processes import docker_is_up
     from tests.platform import classroom as make
-    from tests.platform.operations.processes import docker_is_up
 
     requires("Docker engine", docker_is_up(), "start dockerd")
     settings.SANDBOX_BACKEND, settings.SANDBOX_POOL_SIZE, settings.LEADERBOARD_VERIFY_TOP = "docker", 0, 2

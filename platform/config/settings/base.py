@@ -7,6 +7,7 @@ import dj_database_url
 from django.utils.translation import gettext_lazy as _
 
 from config.env import env_bool, env_int, env_list, env_str
+from grader import contract
 
 PLATFORM_DIR = Path(__file__).resolve().parents[2]
 BASE_DIR = PLATFORM_DIR.parent
@@ -122,7 +123,8 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", _("English")), ("zh-hans", _("Simplified Chinese"))]
+_language_names = {"en": _("English"), "zh-hans": _("Simplified Chinese")}
+LANGUAGES = [(code, _language_names[code]) for code in contract.LANGUAGES]  # the one list of languages
 LOCALE_PATHS = [PLATFORM_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True

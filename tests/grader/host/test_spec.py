@@ -7,7 +7,8 @@ import pytest
 
 from grader.contract import Kind
 from grader.host.spec import SpecError, load_exercise, spec_from_stored, stored_spec
-from tests.grader.factories import STATIC_GRAPH, TOML, make_exercise
+from testbed.exercises import TOML, make_exercise
+from tests.grader.factories import STATIC_GRAPH
 
 
 def error_for(tmp_path, **overrides) -> str:
