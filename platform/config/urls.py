@@ -27,6 +27,7 @@ urlpatterns = [
     path("lessons/", include("lessons.urls")),
     path("glossary/", include("glossary.urls")),
     path("authoring/", include("authoring.urls")),
+    path("lti/", include("lti.urls")),
     path("", include("operations.urls")),
     path("", include("submissions.urls")),
 ]
