@@ -393,11 +393,7 @@ def grade_sync_give_up(sync_id: int, reason: str) -> None:
 
 
 def _error_text(error: Exception) -> str:
-    response = error.args[0] if error.args else None
-    status = getattr(response, "status_code", None)
-    if status is not None:
-        return f"HTTP {status}: {getattr(response, 'text', '')[:300]}"
-    return str(error)[:500]
+    return str(error)[:500]  # PyLTI1p3 and requests name the URL, the status and the body
 
 
 # -- roster (Names and Role Provisioning) -------------------------------------------------------
