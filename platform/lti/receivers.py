@@ -10,7 +10,7 @@ from lti.tasks import send_grade
 
 
 @receiver(submission_graded, sender=Submission, dispatch_uid="lti.send_grades")
-def _on_graded(sender, submission: Submission, **kwargs) -> None:
+def _on_graded(sender: type[Submission], submission: Submission, **kwargs: object) -> None:
     # Pending rows commit with the verdict; the LMS is called from a worker, after the commit.
     if submission.status == Submission.Status.GRADED:
         for sync_id in grade_syncs_queue(submission):

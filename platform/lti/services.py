@@ -7,11 +7,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Final
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db import transaction
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -42,7 +42,7 @@ from quizzes.models import Bank
 LIS = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 TEACHING_ASSISTANT = "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"
 STAFF_ROLES = {LIS + "Instructor", LIS + "Administrator", LIS + "ContentDeveloper"}
-SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+SCORE_SCOPE: Final = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 CUSTOM_ITEM = "graphdojo_item"
 CUSTOM_LESSON = "graphdojo_lesson"
@@ -68,7 +68,9 @@ REASONS = {
     ),
     "replay": gettext_lazy("This launch was already used once. Open the link again from your course in the LMS."),
     "issuer": gettext_lazy("GraphDojo has no registration for the platform that sent this launch (unknown issuer)."),
-    "audience": gettext_lazy("This launch was addressed to another tool (its audience is not a client id registered here)."),
+    "audience": gettext_lazy(
+        "This launch was addressed to another tool (its audience is not a client id registered here)."
+    ),
     "expired": gettext_lazy("This launch has expired. Open the link again from your course in the LMS."),
     "signature": gettext_lazy("This launch's signature does not verify against the platform's keys."),
     "deployment": gettext_lazy(
@@ -102,7 +104,7 @@ def _refusal(error: Exception, token_issuer: str | None) -> LaunchRefused:
 # -- login and launch ---------------------------------------------------------------------------
 
 
-def oidc_login_redirect(request: HttpRequest):
+def oidc_login_redirect(request: HttpRequest) -> HttpResponse:
     """The first leg (OIDC third-party login): send the browser back to the platform with a nonce."""
     params = request.POST if request.method == "POST" else request.GET
     target = params.get("target_link_uri")
@@ -216,7 +218,7 @@ def course_of_context(context: LtiContext, *, user: User, role: str) -> Course |
     return course
 
 
-def membership_set(*, course: Course, user: User | AbstractBaseUser, role: str) -> Membership:
+def membership_set(*, course: Course, user: User, role: str) -> Membership:
     """The LMS says who someone is in its course; the course's creator stays its instructor."""
     membership, created = Membership.objects.get_or_create(course=course, user=user, defaults={"role": role})
     if not created and membership.role != role and user.pk != course.created_by_id:
@@ -265,11 +267,12 @@ def picker_choices() -> list[Choice]:
     lessons = Lesson.objects.filter(retired=False).exclude(current_version=None).select_related("current_version")
     return [
         *(Choice(f"exercise:{e.slug}", str(AssignmentItem.Kind.EXERCISE.label), e.current_version.title)
-          for e in exercises),
+          for e in exercises if e.current_version),
         *(Choice(f"quiz:{b.pk}", str(AssignmentItem.Kind.QUIZ.label), b.title) for b in Bank.objects.all()),
         *(Choice(f"interview:{t.pk}", str(AssignmentItem.Kind.INTERVIEW.label), t.title)
           for t in InterviewTemplate.objects.all()),
-        *(Choice(f"lesson:{lesson.slug}", _("Lesson"), lesson.current_version.title) for lesson in lessons),
+        *(Choice(f"lesson:{lesson.slug}", _("Lesson"), lesson.current_version.title)
+          for lesson in lessons if lesson.current_version),
     ]
 
 
@@ -310,12 +313,7 @@ def deep_link_response(*, launch: LtiLaunch, course: Course, keys: list[str], po
             if kind == "lesson":
                 resources.append(resource.set_custom_params({CUSTOM_LESSON: ident}))
                 continue
-            target = {
-                "exercise": lambda: Exercise.objects.get(slug=ident),
-                "quiz": lambda: Bank.objects.get(pk=ident),
-                "interview": lambda: InterviewTemplate.objects.get(pk=ident),
-            }[kind]()
-            item = item_add(assignment=lms_assignment(course), kind=kind, target=target, points=points)
+            item = item_add(assignment=lms_assignment(course), kind=kind, target=_target(kind, ident), points=points)
             lineitem = (
                 LineItem().set_label(choice.title).set_score_maximum(points).set_resource_id(f"graphdojo-item-{item.pk}")
             )
@@ -323,6 +321,14 @@ def deep_link_response(*, launch: LtiLaunch, course: Course, keys: list[str], po
     settings_claim = launch.get_claim("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings")
     jwt = launch.get_message_launch().get_deep_link().get_response_jwt(resources)
     return DeepLinkReturn(url=settings_claim["deep_link_return_url"], jwt=jwt)
+
+
+def _target(kind: str, ident: str) -> Exercise | Bank | InterviewTemplate:
+    if kind == AssignmentItem.Kind.EXERCISE:
+        return Exercise.objects.get(slug=ident)
+    if kind == AssignmentItem.Kind.QUIZ:
+        return Bank.objects.get(pk=ident)
+    return InterviewTemplate.objects.get(pk=ident)
 
 
 # -- grades back to the LMS (Assignment and Grade Services) -----------------------------------
@@ -423,7 +429,7 @@ def roster_sync(link_id: int) -> LinkedCourse:
             if member.get("status", "Active") != "Active" or not member.get("user_id"):
                 continue
             role = role_of(member.get("roles", []))
-            user = account_link(issuer=registration.issuer, sub=member["user_id"], claims=member, role=role)
+            user = account_link(issuer=registration.issuer, sub=member["user_id"], claims=dict(member), role=role)
             membership_set(course=link.course, user=user, role=role)
             count += 1
         link.roster_members, link.roster_error, link.roster_synced_at = count, "", timezone.now()

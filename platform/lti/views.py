@@ -4,16 +4,22 @@ that places items, and the course's grade and roster sync."""
 from django.contrib.auth import login as auth_login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from pylti1p3.exception import LtiException
 
+from accounts.models import User
 from courses.selectors import course_for
 from lti import services
 from lti.models import GradeSync, LinkedCourse
 from lti.tasks import sync_roster
+
+
+def _signed_in(request: HttpRequest) -> User:
+    assert isinstance(request.user, User), "login_required let an anonymous visitor through"
+    return request.user
 
 
 def _refused(request: HttpRequest, error: services.LaunchRefused) -> HttpResponse:
@@ -48,7 +54,7 @@ def not_ready(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def course(request: HttpRequest, pk: int) -> HttpResponse:
-    course, _membership = course_for(request.user, pk, staff=True)
+    course, _membership = course_for(_signed_in(request), pk, staff=True)
     links = LinkedCourse.objects.filter(course=course).select_related("context")
     syncs = (
         GradeSync.objects.filter(link__item__assignment__course=course)
@@ -61,7 +67,7 @@ def course(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def roster(request: HttpRequest, pk: int) -> HttpResponse:
-    course, _membership = course_for(request.user, pk, instructor=True)
+    course, _membership = course_for(_signed_in(request), pk, instructor=True)
     for link in LinkedCourse.objects.filter(course=course):
         sync_roster.delay(link.pk)
     return redirect("lti:course", pk=course.pk)
@@ -70,7 +76,7 @@ def roster(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @xframe_options_exempt
 def pick(request: HttpRequest, pk: int) -> HttpResponse:
-    course, _membership = course_for(request.user, pk, instructor=True)
+    course, _membership = course_for(_signed_in(request), pk, instructor=True)
     launch_id = request.session.get(services.SESSION_LAUNCH)
     if request.method == "POST":
         try:

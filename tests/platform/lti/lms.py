@@ -105,7 +105,7 @@ class Lms:
     context_id = "course-v1:graphs"
     context_title = "Graphs in the LMS"
 
-    def __init__(self, tool_url: str, *, tool_keyset: dict | None = None) -> None:
+    def __init__(self, tool_url: str, *, tool_keyset: dict | None = None, host: str = "127.0.0.1") -> None:
         self.tool_url = tool_url.rstrip("/")
         self.tool_keyset = tool_keyset
         self.private_key, self.public_key = rsa_pem_pair()
@@ -115,9 +115,12 @@ class Lms:
         self.scores: list[dict] = []  # every score POST received, with its line item id
         self.content_items: list[dict] = []
         self.refuse_scores_with: int | None = None  # an HTTP status to answer score posts with
+        self.launches_expire_in = 300  # seconds; negative: the browser gets an expired launch
         self._numbers = itertools.count(1)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        # ``host`` names the address as the tool's pages do ("localhost" beside a live server on it), so
+        # that the browser's cookies of a plain-HTTP test are same-site as a real LMS's are over HTTPS.
+        self.url = f"http://{host}:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     # -- life ---------------------------------------------------------------------------------
@@ -250,7 +253,7 @@ class Lms:
                     query = request.get_data
                     self._send(302, "", headers={"Location": lms.login_url(query["user"], query["link"])})
                 elif path == "/authorize":
-                    self._send(200, launch_form(lms.launch(request.get_data)))
+                    self._send(200, launch_form(lms.launch(request.get_data, expires_in=lms.launches_expire_in)))
                 elif path == "/jwks":
                     self._send(200, json.dumps(lms.config().get_jwks()), "application/json")
                 elif path == "/memberships":
