@@ -7,6 +7,7 @@ The platform side (registrations, deployments, contexts, resource links, keys) i
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class LinkedAccount(models.Model):
@@ -57,9 +58,10 @@ class GradeSync(models.Model):
     """One student's score on one placed link, as the LMS last heard it (or why it did not)."""
 
     class State(models.TextChoices):
-        PENDING = "pending", _("Pending")
-        SENT = "sent", _("Sent")
-        FAILED = "failed", _("Failed")
+        # With a context: the site's catalogue says "Failed" of a verdict, not of a score sent.
+        PENDING = "pending", pgettext_lazy("score sent to an LMS", "Pending")
+        SENT = "sent", pgettext_lazy("score sent to an LMS", "Sent")
+        FAILED = "failed", pgettext_lazy("score sent to an LMS", "Failed")
 
     link = models.ForeignKey(LinkedItem, on_delete=models.CASCADE, related_name="grade_syncs")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

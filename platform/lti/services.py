@@ -14,6 +14,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from lti_tool.lti_core.utils import normalize_role
@@ -188,9 +189,10 @@ def account_link(*, issuer: str, sub: str, claims: dict, role: str) -> User:
     """The account of a platform's user: found by (issuer, subject), else made for them (never by email)."""
     account = LinkedAccount.objects.select_related("user").filter(issuer=issuer, sub=sub).first()
     if account is None:
-        digest = hashlib.sha256(f"{issuer}\n{sub}".encode()).hexdigest()[:12]
+        digest = hashlib.sha256(f"{issuer}\n{sub}".encode()).hexdigest()[:8]
+        name = slugify(claims.get("name") or claims.get("given_name") or "")[:30] or "lti"
         user = User(
-            username=f"lti-{digest}",
+            username=f"{name}-{digest}",  # unique by the digest; the name only helps people read it
             first_name=(claims.get("given_name") or claims.get("name") or "")[:150],
             last_name=(claims.get("family_name") or "")[:150],
             email=claims.get("email") or "",
@@ -263,7 +265,10 @@ class Choice:
 
 def picker_choices() -> list[Choice]:
     """What an instructor may place in the LMS: exercises, quizzes, interviews and lessons."""
-    exercises = Exercise.objects.exclude(current_version=None).select_related("current_version").order_by("slug")
+    exercises = (
+        Exercise.objects.exclude(current_version=None).select_related("current_version")
+        .order_by("current_version__title_en")
+    )
     lessons = Lesson.objects.filter(retired=False).exclude(current_version=None).select_related("current_version")
     return [
         *(Choice(f"exercise:{e.slug}", str(AssignmentItem.Kind.EXERCISE.label), e.current_version.title)

@@ -77,7 +77,7 @@ def test_an_lms_course_from_deep_link_to_the_grade_in_its_gradebook(
 
     course = Course.objects.get()
     teacher.goto(f"{live_server.url}/lti/courses/{course.pk}/")
-    expect(teacher.locator('tr[data-state="sent"]')).to_contain_text(TITLE)
+    expect(teacher.locator('tr[data-state="sent"]')).to_contain_text("Sam Student")
     student.context.close()
     teacher.context.close()
 

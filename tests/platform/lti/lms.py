@@ -103,7 +103,7 @@ class Lms:
     client_id = "graphdojo-client"
     deployment_id = "deployment-1"
     context_id = "course-v1:graphs"
-    context_title = "Graphs in the LMS"
+    context_title = "Graphs 101"
 
     def __init__(self, tool_url: str, *, tool_keyset: dict | None = None, host: str = "127.0.0.1") -> None:
         self.tool_url = tool_url.rstrip("/")
