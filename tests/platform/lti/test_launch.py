@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.test import Client
+from lti_tool.models import LtiDeployment
 
 from accounts.models import User
 from courses.models import Course, Membership
@@ -150,3 +151,16 @@ def test_a_login_from_an_unknown_platform_is_refused(lms):
     )
     assert response.status_code == 400
     assert re.search("unknown issuer", response.content.decode())
+
+
+def test_a_deployment_the_administrator_has_not_activated_is_refused_and_not_stored(lms):
+    LtiDeployment.objects.update(is_active=False)
+    client = Client()
+    signed = lms.launch(preflight(client, lms, "teacher", DEEP_LINK))
+    before = database_snapshot()
+
+    response = client.post("/lti/launch/", {"id_token": signed["id_token"], "state": signed["state"]})
+
+    assert response.status_code == 400
+    assert "waits for a site administrator to activate its deployment" in response.content.decode()
+    assert database_snapshot() == before
