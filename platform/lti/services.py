@@ -11,6 +11,7 @@ from typing import Final
 
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -35,10 +36,10 @@ from catalog.models import Exercise
 from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership
 from courses.services import assignment_create, course_create, item_add
 from grading.models import Submission
-from interviews.models import InterviewTemplate
+from interviews.models import InterviewAttempt, InterviewTemplate
 from lessons.models import Lesson
 from lti.models import GradeSync, LinkedAccount, LinkedCourse, LinkedItem
-from quizzes.models import Bank
+from quizzes.models import Bank, QuizAttempt
 
 LIS = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 TEACHING_ASSISTANT = "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"
@@ -339,24 +340,35 @@ def _target(kind: str, ident: str) -> Exercise | Bank | InterviewTemplate:
 # -- grades back to the LMS (Assignment and Grade Services) -----------------------------------
 
 
-def grade_syncs_queue(submission: Submission) -> list[int]:
-    """A counted verdict: mark every placed link of its item pending for the student (sent after commit)."""
+def grade_syncs_queue(*, user_id: int, items: Q) -> list[int]:
+    """Counted work on ``items``: mark each of their placed links pending for the student (sent after commit)."""
     links = LinkedItem.objects.filter(
-        item__exercise_version_id=submission.exercise_version_id,
-        item__assignment__course__memberships__user_id=submission.user_id,
+        items,
+        item__assignment__course__memberships__user_id=user_id,
         item__assignment__course__memberships__role=Membership.Role.STUDENT,
         resource_link__context__deployment__registration__issuer__in=LinkedAccount.objects.filter(
-            user_id=submission.user_id
+            user_id=user_id
         ).values("issuer"),
     ).exclude(lineitem_url="")
     ids = []
     for link in links:
         sync, _created = GradeSync.objects.update_or_create(
-            link=link, user_id=submission.user_id,
-            defaults={"state": GradeSync.State.PENDING, "reason": ""},
+            link=link, user_id=user_id, defaults={"state": GradeSync.State.PENDING, "reason": ""}
         )
         ids.append(sync.pk)
     return ids
+
+
+def exercise_items(submission: Submission) -> Q:
+    return Q(item__exercise_version_id=submission.exercise_version_id)
+
+
+def quiz_items(attempt: QuizAttempt) -> Q:
+    return Q(item__kind=AssignmentItem.Kind.QUIZ, item__bank_id=attempt.bank_id)
+
+
+def interview_items(attempt: InterviewAttempt) -> Q:
+    return Q(item__kind=AssignmentItem.Kind.INTERVIEW, item__interview_id=attempt.template_id)
 
 
 class GradeNotSent(Exception):

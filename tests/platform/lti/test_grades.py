@@ -5,8 +5,11 @@ import pytest
 from django.test import Client
 
 from courses.models import Course
+from courses.services import item_add
 from lti.models import GradeSync
 from lti.tasks import send_grade
+from quizzes.models import Bank
+from quizzes.services import quiz_content_sync, quiz_finish, quiz_start_bank
 from tests.platform import classroom as make
 from tests.platform.lti.conftest import launch
 from tests.platform.lti.lms import DEEP_LINK
@@ -87,3 +90,22 @@ def test_the_grades_page_is_the_courses_staffs_alone(lms, placed):
         client = Client()
         client.force_login(user)
         assert client.get(f"/lti/courses/{course.pk}/").status_code == 404
+
+
+def test_a_closed_quiz_sends_its_score_too(lms, content_dir):
+    launch(Client(), lms, "teacher", DEEP_LINK)
+    course = Course.objects.get()
+    quiz_content_sync(content_dir)
+    bank = Bank.objects.order_by("pk").first()
+    assignment, _ = make.assignment(course)
+    item = item_add(assignment=assignment, kind="quiz", target=bank, points=10)
+    link = lms.add_link(bank.title_en, {"graphdojo_item": str(item.pk)}, score_maximum=10)
+    launch(Client(), lms, "student", link.id)
+    student = course.memberships.get(role="student").user
+
+    attempt = quiz_start_bank(user=student, bank=bank, timed=False)
+    quiz_finish(user=student, attempt_id=attempt.pk)  # nothing answered: 0 points, counted
+    send_grade.apply(args=[GradeSync.objects.get(link__item=item).pk])
+
+    [score] = lms.scores_for(link)
+    assert score["userId"] == "sub-student" and score["scoreGiven"] == 0.0 and score["scoreMaximum"] == 10.0
