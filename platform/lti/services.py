@@ -305,6 +305,9 @@ def deep_link_response(*, launch: LtiLaunch, course: Course, keys: list[str], po
     """Add the chosen things to the course and sign the deep-linking response that lists them."""
     if not launch.is_deep_link_launch:
         raise LaunchRefused(str(REASONS["invalid"]), "not a deep-linking launch")
+    if not LinkedCourse.objects.filter(context=launch.context, course=course).exists():
+        # The launch came from another LMS course: its items would land in one course, its links in another.
+        raise LaunchRefused(str(REASONS["invalid"]), "the deep-linking launch came from another course")
     by_key = {choice.key: choice for choice in picker_choices()}
     resources = []
     with transaction.atomic():

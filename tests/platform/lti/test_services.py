@@ -7,6 +7,8 @@ from django.test import Client
 from lti_tool.models import Key
 
 from courses.models import AssignmentItem, Course, Membership
+from lessons.models import Lesson
+from lessons.services import lessons_sync
 from lti.models import LinkedAccount, LinkedCourse
 from lti.services import roster_sync
 from tests.platform import classroom as make
@@ -84,3 +86,33 @@ def test_rotation_keeps_the_previous_key_in_the_jwks_and_signs_with_the_new_one(
     picker = launch(teacher, lms, "teacher", DEEP_LINK)["Location"]
     jwt = teacher.post(picker, {"choice": ["exercise:graph-ex"]}).context["returning"].jwt
     assert lms.config().validate_deeplinking_resp({"JWT": jwt})
+
+
+def test_a_lesson_is_placed_as_an_ungraded_link_and_opens_the_lesson(lms, content_dir):
+    lessons_sync(content_dir)
+    lesson = Lesson.objects.exclude(current_version=None).order_by("order").first()
+    teacher = Client()
+    picker = launch(teacher, lms, "teacher", DEEP_LINK)["Location"]
+
+    jwt = teacher.post(picker, {"choice": [f"lesson:{lesson.slug}"]}).context["returning"].jwt
+    [content_item] = lms.config().validate_deeplinking_resp({"JWT": jwt})
+
+    assert content_item["custom"] == {"graphdojo_lesson": lesson.slug}
+    assert "lineItem" not in content_item
+    assert not AssignmentItem.objects.exists()
+    link = lms.place(content_item)
+    response = launch(Client(), lms, "student", link.id)
+    assert response["Location"] == f"/lessons/{lesson.slug}/"
+
+
+def test_a_deep_linking_launch_places_items_only_in_its_own_course(lms):
+    make.exercise("graph-ex")
+    teacher = Client()
+    launch(teacher, lms, "teacher", DEEP_LINK)
+    teacher_user = LinkedAccount.objects.get(sub="sub-teacher").user
+    other = make.course(teacher_user)  # the same instructor teaches another course here
+
+    response = teacher.post(f"/lti/courses/{other.pk}/pick/", {"choice": ["exercise:graph-ex"]})
+
+    assert response.status_code == 400
+    assert not AssignmentItem.objects.exists()
