@@ -54,14 +54,16 @@ def not_ready(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def course(request: HttpRequest, pk: int) -> HttpResponse:
-    course, _membership = course_for(_signed_in(request), pk, staff=True)
+    course, membership = course_for(_signed_in(request), pk, staff=True)
     links = LinkedCourse.objects.filter(course=course).select_related("context")
     syncs = (
         GradeSync.objects.filter(link__item__assignment__course=course)
         .select_related("user", "link__item__exercise_version", "link__item__bank", "link__item__interview")
         .order_by("link__item_id", "user__username")
     )
-    return render(request, "lti/course.html", {"course": course, "links": links, "syncs": syncs})
+    return render(
+        request, "lti/course.html", {"course": course, "membership": membership, "links": links, "syncs": syncs}
+    )
 
 
 @login_required

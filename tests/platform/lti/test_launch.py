@@ -29,8 +29,9 @@ def test_an_instructors_first_launch_creates_the_course_and_lands_in_its_picker(
     account = LinkedAccount.objects.get(issuer=lms.issuer, sub="sub-teacher")
     assert account.user.is_instructor
     assert Membership.objects.get(course=course, user=account.user).role == Membership.Role.INSTRUCTOR
-    # Logged in: the picker opens.
+    # Logged in: the picker opens, and the course's pages lead to its LMS page.
     assert client.get(response["Location"]).status_code == 200
+    assert f'href="/lti/courses/{course.pk}/"' in client.get(f"/courses/{course.pk}/gradebook/").content.decode()
 
 
 def test_a_student_before_the_course_exists_is_told_so(lms):
