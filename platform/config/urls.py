@@ -28,6 +28,7 @@ urlpatterns = [
     path("lessons/", include("lessons.urls")),
     path("glossary/", include("glossary.urls")),
     path("authoring/", include("authoring.urls")),
+    path("lti/", include("lti.urls")),
     path("", include("operations.urls")),
     path("", include(workbench_urls.exercise_pages)),
 ]

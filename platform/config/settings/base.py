@@ -44,6 +44,8 @@ INSTALLED_APPS = [
     "leaderboards",
     "operations",
     "similarity",
+    "lti_tool",
+    "lti",
 ]
 
 MIDDLEWARE = [
@@ -158,6 +160,10 @@ GRADING_SWEEP_EVERY_S = env_int("GRADING_SWEEP_EVERY_S", 15)
 # GRADING_RETRY_BACKOFF_S up to GRADING_RETRY_BACKOFF_MAX_S: by default about 13 minutes in all.
 GRADING_RETRY_BACKOFF_S = env_int("GRADING_RETRY_BACKOFF_S", 5)
 GRADING_RETRY_BACKOFF_MAX_S = env_int("GRADING_RETRY_BACKOFF_MAX_S", 4 * 60)
+# Scores sent back to an LMS (platform/lti): tries after the first, and their spacing (doubling).
+LTI_GRADE_MAX_RETRIES = env_int("LTI_GRADE_MAX_RETRIES", 8)
+LTI_GRADE_RETRY_BACKOFF_S = env_int("LTI_GRADE_RETRY_BACKOFF_S", 10)
+LTI_GRADE_RETRY_BACKOFF_MAX_S = env_int("LTI_GRADE_RETRY_BACKOFF_MAX_S", 10 * 60)
 GRADING_MAX_RETRIES = env_int("GRADING_MAX_RETRIES", 8)
 # A grading whose speed did not settle is measured again once, this long after (grading.measure_again).
 GRADING_MEASURE_AGAIN_AFTER_S = env_int("GRADING_MEASURE_AGAIN_AFTER_S", 60)
