@@ -25,7 +25,7 @@ import dataclasses
 import enum
 import logging
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from celery import Task
@@ -242,6 +242,18 @@ def job_give_up(kind: JobKind, job_id: int, fault: BaseException) -> None:
                     kind.finished(job_id)
     except DatabaseError:
         log.warning("%s %s: could not store the failure (the database is still down)", kind.name, job_id)
+
+
+def job_expire(kind: JobKind, job_id: int, *, after_s: float, fields: dict[str, Any]) -> bool:
+    """End a job still waiting (queued or running) ``after_s`` after it was asked for, with
+    ``fields`` saying why (its task lost with a broker, no worker to run it), so that its page
+    stops waiting. A late store of the attempt that ran it is then refused."""
+    late = kind.rows().filter(kind.status_is(kind.queued, kind.running), id=job_id,
+                              created_at__lt=timezone.now() - timedelta(seconds=after_s))
+    if not late.update(**fields, **{kind.finished_field: timezone.now()}):
+        return False
+    log.warning("%s %s: no result within %s s; given up", kind.name, job_id, after_s)
+    return True
 
 
 def job_send(kind: JobKind, job_id: int, countdown: float | None = None) -> bool:

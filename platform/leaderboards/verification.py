@@ -189,9 +189,9 @@ def measured_outcome(
 ) -> Outcome:
     """The new numbers, stored with the batch in one transaction: the board never shows half a
     batch; nothing when the batch was reclaimed from this attempt meanwhile (its lease lapsed)."""
+    now = timezone.now()  # the batch's end is when its entries were verified
 
     def entries_store() -> None:
-        now = timezone.now()
         by_id = {e.id: e for e in entries}
         current = {e.id: e for e in Entry.objects.select_for_update().filter(id__in=by_id)}
         rows = []
@@ -230,7 +230,7 @@ def measured_outcome(
         Verification.objects.filter(id=batch.id).update(candidates=rows)
         ranking_forget(batch.exercise_version_id)
 
-    return Outcome({"status": Verification.Status.DONE, "seed": seed, "reversed_order": reverse},
+    return Outcome({"status": Verification.Status.DONE, "finished_at": now, "seed": seed, "reversed_order": reverse},
                    also=entries_store)
 
 

@@ -4,14 +4,12 @@ lease, retry and store are the one job path's (grading.jobs)."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 from django.conf import settings
-from django.utils import timezone
 
 from grader.host import grade, visible_only
 from grading.exercises import exercise_version_spec
-from grading.jobs import Job, JobKind, Outcome, PlatformFault, Progress, job_run, jobs_sweep
+from grading.jobs import Job, JobKind, Outcome, PlatformFault, Progress, job_expire, job_run, jobs_sweep
 from grading.results import result_is_internal_error, result_of
 from grading.sandboxes import grading_sandbox
 from workbench.models import PracticeRun
@@ -57,11 +55,7 @@ def practice_runs_sweep() -> int:
 def practice_run_give_up_if_late(run: PracticeRun) -> PracticeRun:
     """End a run that is still waiting PRACTICE_RUN_DEADLINE_S after it was asked for (its
     task lost with a broker, or a worker gone), so that its page stops waiting."""
-    deadline = timezone.now() - timedelta(seconds=settings.PRACTICE_RUN_DEADLINE_S)
-    late = PracticeRun.objects.filter(
-        id=run.id, status__in=(PracticeRun.Status.QUEUED, PracticeRun.Status.RUNNING), created_at__lt=deadline
-    ).update(status=PracticeRun.Status.FAILED, finished_at=timezone.now())
-    if late:
-        log.warning("practice run %s: no result within %s s; given up", run.id, settings.PRACTICE_RUN_DEADLINE_S)
+    if job_expire(PRACTICE_JOB, run.id, after_s=settings.PRACTICE_RUN_DEADLINE_S,
+                  fields={"status": PracticeRun.Status.FAILED}):
         run.refresh_from_db()
     return run
