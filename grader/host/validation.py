@@ -70,8 +70,9 @@ class ExerciseReport:
     ok: bool
     error: str = ""  # why the folder itself is invalid (SpecError), or the sandbox failed
     skipped: str = ""  # why it was not run here (e.g. it needs a GPU and none is present)
-    # The runs the platform failed (the sandbox raised, or INTERNAL_ERROR on every try): they
-    # prove nothing either way, so a worker validates the folder again rather than judge it.
+    # The runs the platform failed (the sandbox raised): they prove nothing either way, so a
+    # worker validates the folder again rather than judge it. An INTERNAL_ERROR is no such
+    # fault here: the folder's own checks or reference raised (a crashing solution does that).
     fault: str = ""
     runs: list[RunReport] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
@@ -519,8 +520,7 @@ class _Validation:
         report = pending.report
         report.runs = [run for run in pending.runs if run is not None]
         report.error = "\n".join(error for error in pending.errors if error)
-        failed_runs = [f"{run.program}: {run.got}" for run in report.runs if run.got == Kind.INTERNAL_ERROR]
-        report.fault = "\n".join(filter(None, [report.error, *failed_runs]))
+        report.fault = report.error
         report.ok = not report.error and all(run.ok for run in report.runs)
         report.seconds = pending.seconds
         self._finished(report)

@@ -81,19 +81,14 @@ def status_of(kind, job_id: int) -> tuple[str, int]:
     return tuple(kind.rows().filter(id=job_id).values_list(kind.status_field, "attempts").get())
 
 
-@pytest.mark.parametrize("kind_name", ["grading", "practice", "upload"])
-def test_the_same_internal_error_is_retried_the_same_way_for_grading_practice_and_upload(
-    kind_name, broken_version, make_user, settings
-):
-    settings.SANDBOX_BACKEND = "local"
-    kind, job_id = job_of(kind_name, broken_version, make_user(role="instructor"))
-
-    with pytest.raises(JobRetry) as retry:  # the task retries it, with the one backoff
+def assert_retried_then_stored_as_our_failure(kind_name: str, kind, job_id: int) -> None:
+    """The one retry rule, seen from the rows: put back for the task's retry, then, once the
+    retries ran out, the kind's platform failure stored with the reason its page shows."""
+    with pytest.raises(JobRetry):  # the task retries it, with the one backoff
         run_job(kind_name, job_id, final_attempt=False)
-    assert isinstance(retry.value.__cause__, PlatformFault)
     assert status_of(kind, job_id) == (kind.queued, 1)  # back in the queue, nothing stored
 
-    run_job(kind_name, job_id, final_attempt=True)  # the retries ran out: stored as our failure
+    run_job(kind_name, job_id, final_attempt=True)
     failed = kind.failed(PlatformFault("INTERNAL_ERROR"))
     assert status_of(kind, job_id) == (failed[kind.status_field], 2)
     row = kind.rows().get(id=job_id)
@@ -101,8 +96,38 @@ def test_the_same_internal_error_is_retried_the_same_way_for_grading_practice_an
         assert (row.verdict, row.score, row.result["notes"][0]) == ("INTERNAL_ERROR", None, NOT_COUNTED)
     elif kind_name == "upload":
         assert (row.error, row.report, row.validated_at is not None) == (NOT_VALIDATED, None, True)
+    elif kind_name == "playground":
+        assert (row.failure, row.result, row.finished_at is not None) == (PlaygroundRun.Failure.UNAVAILABLE, None, True)
     else:
         assert (row.result, row.finished_at is not None) == (None, True)
+
+
+@pytest.mark.parametrize("kind_name", ["grading", "practice"])
+def test_the_same_internal_error_is_retried_the_same_way_for_grading_and_practice(
+    kind_name, broken_version, make_user, settings
+):
+    settings.SANDBOX_BACKEND = "local"
+    kind, job_id = job_of(kind_name, broken_version, make_user())
+    assert_retried_then_stored_as_our_failure(kind_name, kind, job_id)
+
+
+@pytest.mark.parametrize("kind_name", ["grading", "practice", "upload", "playground"])
+def test_an_unavailable_sandbox_is_retried_the_same_way_for_every_job(kind_name, exercise, make_user, settings):
+    settings.SANDBOX_BACKEND = "docker"
+    settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"  # engine down or image missing: both unavailable
+    kind, job_id = job_of(kind_name, exercise.current_version, make_user(role="instructor"))
+    assert_retried_then_stored_as_our_failure(kind_name, kind, job_id)
+
+
+def test_an_upload_whose_own_checks_raise_is_invalid_at_once_never_retried(broken_version, make_user, settings):
+    """An upload's checks and reference are the code under test: their crash (which the judge
+    reports as INTERNAL_ERROR) is the author's, like a student's own crash, not ours."""
+    settings.SANDBOX_BACKEND = "local"
+    kind, job_id = job_of("upload", broken_version, make_user(role="instructor"))
+    run_job("upload", job_id, final_attempt=False)  # no JobRetry
+    upload = ExerciseUpload.objects.get(id=job_id)
+    assert (upload.status, upload.attempts, upload.error) == (ExerciseUpload.Status.INVALID, 1, "")
+    assert {run["got"] for run in upload.report["runs"]} == {"INTERNAL_ERROR"}
 
 
 def test_every_job_task_retries_by_the_one_rule():
