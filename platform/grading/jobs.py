@@ -148,10 +148,6 @@ class Outcome:
     also: Callable[[], None] | None = None
 
 
-def job_progress(kind: JobKind, status: str) -> Progress:
-    return kind.progress[status]
-
-
 def job_claim(kind: JobKind, job_id: int) -> Claimed:
     """Take a queued row (or one whose worker died: its lease lapsed) with a conditional UPDATE."""
     now = timezone.now()
