@@ -49,8 +49,10 @@ def main() -> None:
     from accounts.models import User
     from catalog.models import Exercise
     from courses.models import Course, Membership
+    from grading.dispatch import SUBMISSION_JOB
+    from grading.jobs import Job, job_store
     from grading.models import Submission
-    from grading.worker import _store
+    from grading.worker import submission_verdict
     from leaderboards.board_cache import ranking_key
 
     if connection.vendor != "postgresql":
@@ -143,7 +145,7 @@ def main() -> None:
             }
             with CaptureQueriesContext(connection) as queries:
                 started = time.perf_counter()
-                _store(sub.id, result)
+                job_store(Job(SUBMISSION_JOB, sub.id, sub.attempts), submission_verdict(result))
                 times.append((time.perf_counter() - started) * 1000)
             counts.append(len(queries))
         store[label] = {"median_ms": round(statistics.median(times), 2), "queries": max(counts)}

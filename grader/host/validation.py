@@ -71,6 +71,10 @@ class ExerciseReport:
     ok: bool
     error: str = ""  # why the folder itself is invalid (SpecError), or the sandbox failed
     skipped: str = ""  # why it was not run here (e.g. it needs a GPU and none is present)
+    # The runs the platform failed (the sandbox raised): they prove nothing either way, so a
+    # worker validates the folder again rather than judge it. An INTERNAL_ERROR is no such
+    # fault here: the folder's own checks or reference raised (a crashing solution does that).
+    fault: str = ""
     runs: list[RunReport] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
     title: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -81,6 +85,7 @@ class ExerciseReport:
             "ok": self.ok,
             "error": self.error,
             "skipped": self.skipped,
+            "fault": self.fault,
             "seconds": round(self.seconds, 2),
             "title": dict(self.title),
             "runs": [run.to_dict() for run in self.runs],
@@ -91,8 +96,8 @@ class ExerciseReport:
         runs = [RunReport(**run) for run in data.get("runs", [])]
         return cls(
             slug=str(data["slug"]), ok=bool(data["ok"]), error=str(data.get("error", "")),
-            skipped=str(data.get("skipped", "")), runs=runs, seconds=float(data.get("seconds", 0.0)),
-            title=dict(data.get("title") or {}),
+            skipped=str(data.get("skipped", "")), fault=str(data.get("fault", "")), runs=runs,
+            seconds=float(data.get("seconds", 0.0)), title=dict(data.get("title") or {}),
         )
 
 
@@ -514,6 +519,7 @@ class _Validation:
         report = pending.report
         report.runs = [run for run in pending.runs if run is not None]
         report.error = "\n".join(error for error in pending.errors if error)
+        report.fault = report.error
         report.ok = not report.error and all(run.ok for run in report.runs)
         report.seconds = pending.seconds
         self._finished(report)

@@ -4,6 +4,7 @@ One grading message per student at a time (fair queues: a burst waits in the dat
 in front of everyone else), sent to the queue the exercise needs (``gpu`` or ``cpu``). A
 publish that fails (broker down) leaves the row QUEUED for the sweep; the sweep also re-sends
 rows whose message is gone (broker restart) and reclaims RUNNING rows whose worker died.
+Gradings and upload validations are jobs of the one job path (grading.jobs): their kinds are here.
 """
 from __future__ import annotations
 
@@ -16,13 +17,17 @@ from typing import Any
 
 from celery import current_app as app
 from django.conf import settings
-from django.db.models import F, Q
+from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from catalog.models import ExerciseUpload
-from grading.leases import lapsed
+from grader.host import SandboxUnavailable
+from grading.jobs import DATABASE_FAULTS, JobKind, PlatformFault, Progress, job_send, jobs_reclaim, jobs_sweep
 from grading.logs import submission_logging
 from grading.models import Submission
+from grading.results import result_internal_error
+from grading.signals import submission_graded
 
 log = logging.getLogger(__name__)
 CPU_QUEUE, GPU_QUEUE = "cpu", "gpu"
@@ -32,6 +37,80 @@ VALIDATE_UPLOAD_TASK = "grading.tasks.validate_upload"
 # A row just published may not show in the broker yet, and a message being handed to a worker
 # is briefly in neither list: only rows older than this are judged lost.
 LOST_AFTER_S = 30
+# What a student reads when we gave up: our fault, never counted.
+NOT_COUNTED = "We could not grade this submission because of a fault on our side; it was not counted."
+# What an instructor reads on an upload the platform could not validate (its report proves nothing).
+NOT_VALIDATED = "We could not validate this upload because of a fault on our side; upload it again later."
+
+
+def _fault_cause(fault: BaseException) -> str:
+    if isinstance(fault, SandboxUnavailable):
+        return "sandbox unavailable"
+    if isinstance(fault, DATABASE_FAULTS):
+        return "database unavailable"
+    return "internal error"
+
+
+def submission_failure(fault: BaseException) -> dict[str, Any]:
+    """FAILED, with the judge's own INTERNAL_ERROR document where there is one: not counted."""
+    result = fault.result if isinstance(fault, PlatformFault) and fault.result else result_internal_error(fault)
+    result = {**result, "cause": _fault_cause(fault), "notes": [NOT_COUNTED, *result.get("notes", [])]}
+    return {"status": Submission.Status.FAILED, "verdict": result["verdict"], "score": None, "result": result}
+
+
+def submission_announce(submission_id: int) -> None:
+    """A grading finished: tell receivers (leaderboards, metrics) inside the storing transaction,
+    then send the student's next submission."""
+    submission = Submission.objects.select_related("exercise_version").get(id=submission_id)
+    submission_graded.send(sender=Submission, submission=submission)
+    transaction.on_commit(lambda: user_dispatch(submission.user_id))
+
+
+def _submission_queue(submission_id: int) -> str:
+    return GPU_QUEUE if Submission.objects.filter(id=submission_id, exercise_version__needs_gpu=True).exists() \
+        else CPU_QUEUE
+
+
+SUBMISSION_JOB = JobKind(
+    name="submission",
+    model=Submission,
+    task=GRADE_TASK,
+    queued=Submission.Status.QUEUED,
+    running=Submission.Status.RUNNING,
+    progress={
+        Submission.Status.QUEUED: Progress.QUEUED,
+        Submission.Status.RUNNING: Progress.RUNNING,
+        Submission.Status.MEASURING: Progress.MEASURING,
+        Submission.Status.GRADED: Progress.DONE,
+        Submission.Status.FAILED: Progress.FAILED,
+    },
+    failed=submission_failure,
+    max_s=lambda: settings.SUBMISSION_STALE_AFTER_S,
+    queue=_submission_queue,
+    # Its one measure-again is due.
+    also_claimable=lambda now: Q(status=Submission.Status.MEASURING, measure_again_at__lte=now),
+    finished=submission_announce,
+)
+
+UPLOAD_JOB = JobKind(
+    name="upload",
+    model=ExerciseUpload,
+    task=VALIDATE_UPLOAD_TASK,
+    queued=ExerciseUpload.Status.QUEUED,
+    running=ExerciseUpload.Status.VALIDATING,
+    progress={
+        ExerciseUpload.Status.QUEUED: Progress.QUEUED,
+        ExerciseUpload.Status.VALIDATING: Progress.RUNNING,
+        ExerciseUpload.Status.VALID: Progress.DONE,
+        ExerciseUpload.Status.INVALID: Progress.DONE,  # its error says why (ours, when NOT_VALIDATED)
+        ExerciseUpload.Status.PUBLISHED: Progress.DONE,
+    },
+    failed=lambda fault: {"status": ExerciseUpload.Status.INVALID, "error": NOT_VALIDATED, "report": None},
+    # A validation grades the reference and its variants one after the other: capped at a few gradings.
+    max_s=lambda: 4 * settings.SUBMISSION_STALE_AFTER_S,
+    finished_field="validated_at",
+    queue=lambda upload_id: CPU_QUEUE,
+)
 
 
 def queue_for(submission: Submission) -> str:
@@ -39,25 +118,13 @@ def queue_for(submission: Submission) -> str:
 
 
 def submission_send(submission: Submission, countdown: float | None = None) -> bool:
-    """Publish the grading task; False (logged) when the broker cannot take it now."""
+    """Publish the grading task; False (logged) when the broker cannot take it now: the row
+    stays QUEUED and the sweep sends it."""
     with submission_logging(submission.id):
-        try:
-            app.send_task(GRADE_TASK, (submission.id,), queue=queue_for(submission), countdown=countdown)
-        except Exception:  # the broker is down: the row stays QUEUED and the sweep sends it
-            log.warning("grading task not sent (broker unavailable); the sweep will send it", exc_info=True)
-            return False
-        log.info("grading task sent to %s", queue_for(submission))
-        return True
-
-
-def upload_send(upload_id: int, countdown: float | None = None) -> bool:
-    """Publish an upload's validation; False (logged) when the broker cannot take it now."""
-    try:
-        app.send_task(VALIDATE_UPLOAD_TASK, (upload_id,), queue=CPU_QUEUE, countdown=countdown)
-    except Exception:  # the broker is down: the sweep sends it once the lease lapsed
-        log.warning("upload %s: validation not sent (broker unavailable)", upload_id, exc_info=True)
-        return False
-    return True
+        sent = job_send(SUBMISSION_JOB, submission.id, countdown=countdown)
+        if sent:
+            log.info("grading task sent to %s", queue_for(submission))
+        return sent
 
 
 def next_for_user(user_id: int) -> Submission | None:
@@ -108,14 +175,7 @@ def submissions_sweep() -> dict[str, int]:
     """Reclaim RUNNING rows whose lease lapsed and re-send heads of queues whose message is gone;
     reclaim uploads whose validating worker died likewise."""
     now = timezone.now()
-    # attempts moves on, so a worker that was only slow can no longer store over the regrade.
-    reclaimed = list(Submission.objects.filter(lapsed(Submission.Status.RUNNING, now)).values_list("id", flat=True))
-    for submission_id in reclaimed:
-        with submission_logging(submission_id):
-            if Submission.objects.filter(lapsed(Submission.Status.RUNNING, now), id=submission_id).update(
-                status=Submission.Status.QUEUED, attempts=F("attempts") + 1
-            ):
-                log.warning("reclaimed from a worker that stopped renewing its lease")
+    reclaimed = jobs_reclaim(SUBMISSION_JOB, now)
     # Where the broker cannot be read, only a row queued longer than the stale time is re-sent.
     in_broker = broker_submission_ids()
     old = now - timedelta(seconds=LOST_AFTER_S if in_broker is not None else settings.SUBMISSION_STALE_AFTER_S)
@@ -137,14 +197,4 @@ def submissions_sweep() -> dict[str, int]:
 
 def uploads_sweep(now: datetime) -> int:
     """Put back uploads whose validating worker died (lease lapsed) and send them again."""
-    reclaimed = 0
-    for upload_id in ExerciseUpload.objects.filter(lapsed(ExerciseUpload.Status.VALIDATING, now)).values_list(
-        "id", flat=True
-    ):
-        if ExerciseUpload.objects.filter(lapsed(ExerciseUpload.Status.VALIDATING, now), id=upload_id).update(
-            status=ExerciseUpload.Status.QUEUED, attempts=F("attempts") + 1
-        ):
-            log.warning("upload %s: reclaimed from a worker that stopped renewing its lease", upload_id)
-            reclaimed += 1
-            upload_send(upload_id)
-    return reclaimed
+    return jobs_sweep(UPLOAD_JOB, now)

@@ -1,6 +1,6 @@
 """Leases on running work: how the platform tells a job whose worker died from a long one.
 
-A job row taken by a worker (a grading, a practice run, an upload's validation) carries
+A job row taken by a worker (any job of the one job path, grading.jobs) carries
 ``lease_until``; a thread of the worker renews it every GRADING_HEARTBEAT_S while the job runs.
 A worker killed with the job (kill -9 of a pool child, a host gone) stops renewing, and the
 row is taken again once its lease lapsed (GRADING_LEASE_S), however long a grading may last.

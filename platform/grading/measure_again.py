@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from grader.host import Attempt
 from grading.dispatch import LOST_AFTER_S, broker_submission_ids, submission_send, user_dispatch
+from grading.jobs import Outcome
 from grading.logs import submission_logging
 from grading.models import Submission
 
@@ -38,28 +39,23 @@ def attempt_for(submission: Submission) -> Attempt:
     return "last" if submission.measure_again_at is not None else "first"
 
 
-def measure_again_later(submission_id: int, result: dict[str, Any], *, attempt: int) -> bool:
-    """Store the claimed row as MEASURING and send its task again after the countdown.
-
-    False (nothing stored) when the claim was lost meanwhile or the row was measured again
-    already; the caller then stores nothing either."""
+def measure_again_later(submission: Submission, result: dict[str, Any]) -> Outcome:
+    """What a first grading whose speed did not settle stores: MEASURING, with its task sent
+    again after the countdown (both only if this attempt still holds the row, grading.jobs)."""
     delay = settings.GRADING_MEASURE_AGAIN_AFTER_S
-    due = timezone.now() + timedelta(seconds=delay)
-    with transaction.atomic():
-        moved = Submission.objects.filter(
-            id=submission_id, status=Submission.Status.RUNNING, attempts=attempt, measure_again_at=None
-        ).update(status=Submission.Status.MEASURING, measure_again_at=due, verdict="", score=None, result=None)
-        if not moved:
-            return False
+
+    def send_later() -> None:
         # The first measurement is not shown (the next one replaces it); operators get its numbers.
         log.info("measuring again in %s s (%s): %s", delay, ", ".join(result.get("unsettled") or []),
                  [(c.get("name"), c.get("decision"), c.get("ratio"), c.get("interval"))
                   for c in (result.get("perf") or {}).get("cases") or []])
-        submission = Submission.objects.select_related("exercise_version").get(id=submission_id)
         transaction.on_commit(lambda: submission_send(submission, countdown=delay))
         # The student's next submission need not wait for this one's quieter moment.
         transaction.on_commit(lambda: user_dispatch(submission.user_id))
-    return True
+
+    due = timezone.now() + timedelta(seconds=delay)
+    return Outcome({"status": Submission.Status.MEASURING, "measure_again_at": due, "verdict": "", "score": None,
+                    "result": None}, also=send_later)
 
 
 def measure_again_sweep() -> int:

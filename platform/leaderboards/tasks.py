@@ -1,8 +1,7 @@
-from celery import shared_task
-from django.conf import settings
+from celery import Task, shared_task
 
 from catalog.models import Exercise
-from grader.host import SandboxUnavailable
+from grading.jobs import JOB_TASK_OPTIONS, final_attempt
 from leaderboards.services import stale_entries_regrade
 from leaderboards.verification import verification_run, verifications_sweep
 
@@ -15,16 +14,10 @@ def stale_entries_regrade_task(exercise_id: int) -> None:
         stale_entries_regrade(exercise)
 
 
-@shared_task(
-    acks_late=True,
-    autoretry_for=(SandboxUnavailable,),
-    retry_backoff=settings.GRADING_RETRY_BACKOFF_S,
-    retry_backoff_max=settings.GRADING_RETRY_BACKOFF_MAX_S,
-    max_retries=settings.GRADING_MAX_RETRIES,
-)
-def verify_top(verification_id: int) -> None:
+@shared_task(**JOB_TASK_OPTIONS)
+def verify_top(self: Task, verification_id: int) -> None:
     """Re-measure the top of a board in one session (idempotent: a batch runs once)."""
-    verification_run(verification_id)
+    verification_run(verification_id, final_attempt=final_attempt(self))
 
 
 @shared_task

@@ -12,8 +12,10 @@ then ranks them with the usual rule: overlapping intervals share a rank.
 No submission is stored and the student's attempts do not change. Each grading here is a
 grading like any other (correctness included): an entry whose code is not accepted this time
 (wrong, too slow, crashed, timed out) is withdrawn from the ranking until a grading of the
-student replaces it, and the batch records what happened. A platform fault
-(INTERNAL_ERROR) says nothing about the code and changes nothing.
+student replaces it, and the batch records what happened. A platform fault (the sandbox
+unavailable, an INTERNAL_ERROR of any candidate) says nothing about the code and changes
+nothing: the batch is a job of the one job path (grading.jobs), retried whole and, when the
+retries run out, stored FAILED.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import logging
 import secrets
 from datetime import timedelta
 
-from celery import current_app as app
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
@@ -32,10 +33,10 @@ from catalog.models import Exercise, ExerciseVersion
 from courses.models import Course, Membership
 from courses.selectors import student_ids
 from grader.contract import Kind
-from grader.host import Remeasured, Sandbox, SandboxUnavailable, remeasure
+from grader.host import Remeasured, Sandbox, remeasure
 from grading.dispatch import CPU_QUEUE, GPU_QUEUE
 from grading.exercises import exercise_version_spec
-from grading.leases import heartbeat, lapsed, lease_end
+from grading.jobs import Claim, Job, JobKind, Outcome, PlatformFault, Progress, job_run, job_send, jobs_sweep
 from grading.sandboxes import grading_sandbox
 from leaderboards.board_cache import ranking_forget
 from leaderboards.models import FULL_SCORE, Entry, Verification
@@ -114,35 +115,52 @@ def verification_request(version_id: int, *, delay_s: float | None = None) -> Ve
     return batch
 
 
+def _verification_queue(batch_id: int) -> str:
+    gpu = Verification.objects.filter(id=batch_id, exercise_version__needs_gpu=True).exists()
+    return GPU_QUEUE if gpu else CPU_QUEUE
+
+
+VERIFICATION_JOB = JobKind(
+    name="verification",
+    model=Verification,
+    task=VERIFY_TASK,
+    queued=Verification.Status.PENDING,
+    running=Verification.Status.RUNNING,
+    progress={
+        Verification.Status.PENDING: Progress.QUEUED,
+        Verification.Status.RUNNING: Progress.RUNNING,
+        Verification.Status.DONE: Progress.DONE,
+        Verification.Status.SUPERSEDED: Progress.DONE,
+        Verification.Status.FAILED: Progress.FAILED,  # a fault of ours (logged); the next request measures again
+    },
+    failed=lambda fault: {"status": Verification.Status.FAILED},
+    # A batch grades its candidates ROUNDS times, one after the other: capped at that many gradings.
+    max_s=lambda: (settings.LEADERBOARD_VERIFY_MAX * settings.LEADERBOARD_VERIFY_ROUNDS + 1)
+    * settings.SUBMISSION_STALE_AFTER_S,
+    queue=_verification_queue,
+    superseded=Verification.Status.SUPERSEDED,  # a newer request is waiting already: that one will measure
+)
+
+
 def verification_send(batch: Verification, countdown: float = 0) -> bool:
     """Publish the task; False (logged) when the broker cannot take it now (the sweep resends)."""
-    gpu = ExerciseVersion.objects.filter(id=batch.exercise_version_id, needs_gpu=True).exists()
-    try:
-        app.send_task(VERIFY_TASK, (batch.id,), queue=GPU_QUEUE if gpu else CPU_QUEUE, countdown=countdown)
-    except Exception:  # the broker is down: the row stays PENDING and the sweep sends it
-        log.warning("verification %s not sent (broker unavailable)", batch.id, exc_info=True)
-        return False
-    return True
+    return job_send(VERIFICATION_JOB, batch.id, countdown=countdown)
 
 
-def verification_run(batch_id: int, *, sandbox: Sandbox | None = None) -> Verification | None:
-    """Run one batch if it is still PENDING (idempotent). Raises SandboxUnavailable with the
-    batch put back to PENDING, so that a retry measures all candidates in one session again."""
-    now = timezone.now()
-    claimed = Verification.objects.filter(id=batch_id, status=Verification.Status.PENDING).update(
-        status=Verification.Status.RUNNING, started_at=now, lease_until=lease_end(now), attempts=F("attempts") + 1
-    )
-    if not claimed:
-        return None
-    batch = Verification.objects.select_related("exercise_version__exercise").get(id=batch_id)
-    # Only the attempt that claimed the batch stores it (a worker that lost its lease stores nothing).
-    held = Verification.objects.filter(id=batch_id, status=Verification.Status.RUNNING, attempts=batch.attempts)
+def verification_run(
+    batch_id: int, *, sandbox: Sandbox | None = None, final_attempt: bool = True
+) -> Verification | None:
+    """Run one batch if it is still pending (idempotent: None when it was not run here). A
+    platform fault puts it back, so that the retry measures all candidates in one session again."""
+    claim = job_run(VERIFICATION_JOB, batch_id, lambda job: _measure(job, sandbox), final_attempt=final_attempt)
+    return Verification.objects.get(id=batch_id) if claim is Claim.TAKEN else None
+
+
+def _measure(job: Job, sandbox: Sandbox | None) -> Outcome:
+    batch = Verification.objects.select_related("exercise_version__exercise").get(id=job.id)
     version = batch.exercise_version
     if version.exercise.current_version_id != version.id:
-        Verification.objects.filter(id=batch_id).update(
-            status=Verification.Status.SUPERSEDED, finished_at=timezone.now()
-        )
-        return batch
+        return Outcome({"status": Verification.Status.SUPERSEDED})
     entries = verification_candidates(version)
     previous = (
         Verification.objects.filter(exercise_version=version, status=Verification.Status.DONE)
@@ -154,88 +172,66 @@ def verification_run(batch_id: int, *, sandbox: Sandbox | None = None) -> Verifi
     if reverse:
         entries.reverse()
     seed = secrets.randbits(62)
-    try:
-        # A batch grades its candidates ROUNDS times, one after the other: capped at that many gradings.
-        with heartbeat(held, max_s=(len(entries) * settings.LEADERBOARD_VERIFY_ROUNDS + 1)
-                       * settings.SUBMISSION_STALE_AFTER_S):
-            measured = remeasure(
-                exercise_version_spec(version),
-                [(str(e.id), e.submission.code) for e in entries],
-                sandbox or grading_sandbox(),
-                seed=seed,
-                rounds=settings.LEADERBOARD_VERIFY_ROUNDS,
-            )
-    except SandboxUnavailable:
-        if held.exists():
-            _put_back(batch_id)
-        raise
-    except Exception:
-        log.exception("verification %s failed", batch_id)
-        held.update(status=Verification.Status.FAILED, finished_at=timezone.now())
-        raise
-    _store(batch, entries, measured, seed=seed, reverse=reverse)
-    batch.refresh_from_db()
-    return batch
-
-
-def _put_back(batch_id: int) -> None:
-    running = Verification.objects.filter(id=batch_id, status=Verification.Status.RUNNING)
-    try:
-        with transaction.atomic():
-            running.update(status=Verification.Status.PENDING, started_at=None, lease_until=None)
-    except IntegrityError:  # a newer request is waiting already: that one will measure
-        running.update(status=Verification.Status.SUPERSEDED, finished_at=timezone.now())
-
-
-@transaction.atomic
-def _store(batch: Verification, entries: list[Entry], measured: list[Remeasured], *, seed: int, reverse: bool) -> None:
-    """The new numbers, all in one transaction: the board never shows half a batch; nothing
-    when the batch was reclaimed from this attempt meanwhile (its lease lapsed)."""
-    held = Verification.objects.select_for_update().filter(
-        id=batch.id, status=Verification.Status.RUNNING, attempts=batch.attempts)
-    if not held.exists():
-        log.warning("verification %s not stored: it was reclaimed meanwhile", batch.id)
-        return
-    now = timezone.now()
-    by_id = {e.id: e for e in entries}
-    current = {e.id: e for e in Entry.objects.select_for_update().filter(id__in=by_id)}
-    rows = []
-    for m in measured:
-        graded, entry = by_id[int(m.key)], current.get(int(m.key))
-        # New code (or a new version) replaced the entry while we measured: its own grading stands.
-        unchanged = entry is not None and (entry.submission_id, entry.exercise_version_id) == (
-            graded.submission_id,
-            graded.exercise_version_id,
-        )
-        stored = unchanged and m.ratio is not None
-        withdrawn = unchanged and m.verdict not in (Kind.ACCEPTED.value, Kind.INTERNAL_ERROR.value)
-        rows.append(
-            {
-                "entry": graded.id,
-                "user": graded.user_id,
-                "positions": list(m.positions),
-                "verdict": m.verdict,
-                "before": [graded.ratio, graded.ratio_low, graded.ratio_high],
-                "after": list(m.ratio) if m.ratio else None,
-                "rounds": [list(r) if r else None for r in m.rounds],
-                "stored": stored,
-                "withdrawn": withdrawn,
-                "started_s": m.started_s,
-                "wall_s": m.wall_s,
-            }
-        )
-        if stored and entry is not None and m.ratio is not None:
-            entry.ratio, entry.ratio_low, entry.ratio_high = m.ratio
-            entry.verification_id, entry.verified_at = batch.id, now
-            entry.save(update_fields=["ratio", "ratio_low", "ratio_high", "verification", "verified_at"])
-        elif withdrawn and entry is not None:
-            log.warning("entry %s withdrawn from the ranking: re-measured %s", entry.id, m.verdict)
-            entry.withdrawn_at = now
-            entry.save(update_fields=["withdrawn_at"])
-    Verification.objects.filter(id=batch.id).update(
-        status=Verification.Status.DONE, finished_at=now, seed=seed, reversed_order=reverse, candidates=rows
+    measured = remeasure(
+        exercise_version_spec(version),
+        [(str(e.id), e.submission.code) for e in entries],
+        sandbox or grading_sandbox(),
+        seed=seed,
+        rounds=settings.LEADERBOARD_VERIFY_ROUNDS,
     )
-    ranking_forget(batch.exercise_version_id)
+    if faults := [m.key for m in measured if m.verdict == Kind.INTERNAL_ERROR.value]:
+        raise PlatformFault(f"INTERNAL_ERROR re-measuring entries {', '.join(faults)}")
+    return measured_outcome(batch, entries, measured, seed=seed, reverse=reverse)
+
+
+def measured_outcome(
+    batch: Verification, entries: list[Entry], measured: list[Remeasured], *, seed: int, reverse: bool
+) -> Outcome:
+    """The new numbers, stored with the batch in one transaction: the board never shows half a
+    batch; nothing when the batch was reclaimed from this attempt meanwhile (its lease lapsed)."""
+    now = timezone.now()  # the batch's end is when its entries were verified
+
+    def entries_store() -> None:
+        by_id = {e.id: e for e in entries}
+        current = {e.id: e for e in Entry.objects.select_for_update().filter(id__in=by_id)}
+        rows = []
+        for m in measured:
+            graded, entry = by_id[int(m.key)], current.get(int(m.key))
+            # New code (or a new version) replaced the entry while we measured: its own grading stands.
+            unchanged = entry is not None and (entry.submission_id, entry.exercise_version_id) == (
+                graded.submission_id,
+                graded.exercise_version_id,
+            )
+            stored = unchanged and m.ratio is not None
+            withdrawn = unchanged and m.verdict not in (Kind.ACCEPTED.value, Kind.INTERNAL_ERROR.value)
+            rows.append(
+                {
+                    "entry": graded.id,
+                    "user": graded.user_id,
+                    "positions": list(m.positions),
+                    "verdict": m.verdict,
+                    "before": [graded.ratio, graded.ratio_low, graded.ratio_high],
+                    "after": list(m.ratio) if m.ratio else None,
+                    "rounds": [list(r) if r else None for r in m.rounds],
+                    "stored": stored,
+                    "withdrawn": withdrawn,
+                    "started_s": m.started_s,
+                    "wall_s": m.wall_s,
+                }
+            )
+            if stored and entry is not None and m.ratio is not None:
+                entry.ratio, entry.ratio_low, entry.ratio_high = m.ratio
+                entry.verification_id, entry.verified_at = batch.id, now
+                entry.save(update_fields=["ratio", "ratio_low", "ratio_high", "verification", "verified_at"])
+            elif withdrawn and entry is not None:
+                log.warning("entry %s withdrawn from the ranking: re-measured %s", entry.id, m.verdict)
+                entry.withdrawn_at = now
+                entry.save(update_fields=["withdrawn_at"])
+        Verification.objects.filter(id=batch.id).update(candidates=rows)
+        ranking_forget(batch.exercise_version_id)
+
+    return Outcome({"status": Verification.Status.DONE, "finished_at": now, "seed": seed, "reversed_order": reverse},
+                   also=entries_store)
 
 
 def verifications_sweep(now=None) -> dict[str, int]:
@@ -246,15 +242,8 @@ def verifications_sweep(now=None) -> dict[str, int]:
     lost_before = now - timedelta(seconds=settings.LEADERBOARD_VERIFY_DEBOUNCE_S + settings.LEADERBOARD_VERIFY_SWEEP_S)
     for batch in Verification.objects.filter(status=Verification.Status.PENDING, requested_at__lt=lost_before):
         counts["resent"] += verification_send(batch)
-    # A batch whose worker died stops renewing its lease (grading.leases).
-    for batch_id in Verification.objects.filter(lapsed(Verification.Status.RUNNING, now)).values_list(
-        "id", flat=True
-    ):
-        _put_back(batch_id)
-        counts["reclaimed"] += 1
-        batch = Verification.objects.get(id=batch_id)
-        if batch.status == Verification.Status.PENDING:
-            verification_send(batch)
+    # A batch whose worker died stops renewing its lease (grading.jobs).
+    counts["reclaimed"] = jobs_sweep(VERIFICATION_JOB, now)
     due_before = now - timedelta(seconds=settings.LEADERBOARD_VERIFY_EVERY_S)
     for version_id in Exercise.objects.filter(current_version__isnull=False).values_list(
         "current_version_id", flat=True

@@ -17,7 +17,9 @@ from accounts.models import User
 from grader.lessons import Lesson as LessonSpec
 from grader.lessons import check_lessons
 from grader.playground import MAX_CODE_BYTES as MAX_PROGRAM_BYTES
+from grading.jobs import job_expire
 from lessons.models import Lesson, LessonProgress, LessonVersion, PlaygroundRun
+from lessons.runs import PLAYGROUND_JOB
 from lessons.tasks import run_playground
 from quizzes.models import Question, QuizAttempt
 from quizzes.services import _attempt_create  # the quiz app's one way to snapshot questions into an attempt
@@ -143,12 +145,7 @@ def compile_flow_start(*, user: User, source: str) -> PlaygroundRun:
 def playground_run_give_up_if_late(run: PlaygroundRun) -> PlaygroundRun:
     """End a run still waiting LESSONS_PLAYGROUND_DEADLINE_S after it was asked for (its task lost
     with a broker, a worker gone), so that its page stops waiting."""
-    deadline = timezone.now() - timedelta(seconds=settings.LESSONS_PLAYGROUND_DEADLINE_S)
-    late = PlaygroundRun.objects.filter(
-        id=run.id, state__in=(PlaygroundRun.State.QUEUED, PlaygroundRun.State.RUNNING), created_at__lt=deadline,
-    ).update(state=PlaygroundRun.State.FAILED, failure=PlaygroundRun.Failure.LATE, finished_at=timezone.now())
-    if late:
-        log.warning("playground run %s: no result within %s s; given up", run.id,
-                    settings.LESSONS_PLAYGROUND_DEADLINE_S)
+    if job_expire(PLAYGROUND_JOB, run.id, after_s=settings.LESSONS_PLAYGROUND_DEADLINE_S,
+                  fields={"state": PlaygroundRun.State.FAILED, "failure": PlaygroundRun.Failure.LATE}):
         run.refresh_from_db()
     return run

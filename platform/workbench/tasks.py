@@ -2,16 +2,13 @@
 
 from celery import Task, shared_task
 
-from grader.host import SandboxUnavailable
+from grading.jobs import JOB_TASK_OPTIONS, final_attempt
 from workbench.practice import practice_run_grade, practice_runs_sweep
 
 
-@shared_task(
-    bind=True, acks_late=True, autoretry_for=(SandboxUnavailable,), retry_backoff=2, retry_backoff_max=30,
-    max_retries=3,
-)
+@shared_task(**JOB_TASK_OPTIONS)
 def run_visible_checks(self: Task, practice_id: int) -> None:
-    practice_run_grade(practice_id=practice_id, final_attempt=self.request.retries >= (self.max_retries or 0))
+    practice_run_grade(practice_id=practice_id, final_attempt=final_attempt(self))
 
 
 @shared_task

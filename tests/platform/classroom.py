@@ -11,8 +11,10 @@ from accounts.models import User
 from catalog.models import Exercise, ExerciseVersion
 from courses.models import Assignment, AssignmentItem, Course, Membership
 from courses.services import course_create
+from grading.dispatch import SUBMISSION_JOB
+from grading.jobs import Job, job_store
 from grading.models import Submission
-from grading.worker import _store  # the one place a verdict is stored (and the signal sent)
+from grading.worker import submission_verdict
 
 _numbers = itertools.count(1)
 
@@ -110,7 +112,7 @@ def graded(
     if ratio is not None:
         low, high = interval or (ratio * 0.95, ratio * 1.05)
         perf = {"cases": [{"name": "speed", "ratio": ratio, "interval": [low, high], "decision": "pass"}]}
-    _store(
+    verdict_store(
         sub.id,
         {
             "verdict": verdict or ("ACCEPTED" if score >= 1 else "PARTIAL"),
@@ -121,3 +123,10 @@ def graded(
     )
     sub.refresh_from_db()
     return sub
+
+
+def verdict_store(submission_id: int, result: dict) -> bool:
+    """Store a verdict the way the worker does, for the attempt that holds the RUNNING row: the
+    one place a verdict is stored (and its signal sent)."""
+    attempt = Submission.objects.values_list("attempts", flat=True).get(id=submission_id)
+    return job_store(Job(SUBMISSION_JOB, submission_id, attempt), submission_verdict(result))

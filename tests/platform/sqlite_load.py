@@ -18,9 +18,11 @@ def main(role: str, count: int, username: str) -> int:
     django.setup()
     from accounts.models import User
     from catalog.models import Exercise
+    from grading.dispatch import SUBMISSION_JOB
+    from grading.jobs import Claim, Job, job_claim, job_store
     from grading.models import Submission
     from grading.services import submission_create
-    from grading.worker import Claim, _store, submission_claim
+    from grading.worker import submission_verdict
     from workbench.services import draft_save
 
     exercise = Exercise.objects.get(slug="tiny-answer")
@@ -37,9 +39,9 @@ def main(role: str, count: int, username: str) -> int:
             else:  # verdicts: what the worker writes, claim then store, for anyone's queued row
                 queued = Submission.objects.filter(status=Submission.Status.QUEUED).order_by("id").first()
                 if queued is not None:
-                    claim, attempt = submission_claim(queued.id)
+                    claim, attempt = job_claim(SUBMISSION_JOB, queued.id)
                     if claim is Claim.TAKEN:
-                        _store(queued.id, result, attempt=attempt)
+                        job_store(Job(SUBMISSION_JOB, queued.id, attempt), submission_verdict(result))
                 else:
                     draft_save(user=user, exercise=exercise, code=f"# idle {done}\n")
         except Exception as error:  # noqa: BLE001 - every error is the test's finding

@@ -1,6 +1,7 @@
-"""Leases on running work (grading.leases): renewed while a worker runs the job, taken again
-once they lapse, and a store by an attempt that lost its lease refused. For gradings,
-practice runs and upload validations alike."""
+"""Leases on running work (grading.leases, claimed through grading.jobs): renewed while a worker
+runs the job, taken again once they lapse, and a store by an attempt that lost its lease
+refused. For gradings, practice runs, upload validations, playground runs and board
+re-measurings alike."""
 from __future__ import annotations
 
 import threading
@@ -12,13 +13,14 @@ from django.utils import timezone
 
 from catalog.models import ExerciseUpload
 from grading.checks import grading_times_problems
-from grading.dispatch import submissions_sweep
+from grading.dispatch import SUBMISSION_JOB, UPLOAD_JOB, submissions_sweep
+from grading.jobs import Claim, job_claim
 from grading.leases import heartbeat
 from grading.models import Submission
-from grading.worker import Claim, submission_claim, submission_grade, upload_claim
+from grading.worker import submission_grade
 from testbed.processes import wait_for
 from workbench.models import PracticeRun
-from workbench.practice import practice_run_claim, practice_runs_sweep
+from workbench.practice import PRACTICE_JOB, practice_runs_sweep
 
 
 def lapse(model, row_id: int) -> None:
@@ -34,7 +36,7 @@ def submission(exercise, make_user):
 @pytest.mark.django_db(transaction=True)
 def test_a_running_job_renews_its_lease_until_it_ends(submission, settings):
     settings.GRADING_HEARTBEAT_S = 0.1
-    claim, attempt = submission_claim(submission.id)
+    claim, attempt = job_claim(SUBMISSION_JOB, submission.id)
     assert claim is Claim.TAKEN
     first = Submission.objects.get(id=submission.id).lease_until
     assert first is not None and first > timezone.now()
@@ -52,10 +54,10 @@ def test_a_running_job_renews_its_lease_until_it_ends(submission, settings):
 @pytest.mark.django_db(transaction=True)
 def test_a_heartbeat_stops_when_another_attempt_took_the_row(submission, settings):
     settings.GRADING_HEARTBEAT_S = 0.1
-    _, attempt = submission_claim(submission.id)
+    _, attempt = job_claim(SUBMISSION_JOB, submission.id)
     held = Submission.objects.filter(id=submission.id, status=Submission.Status.RUNNING, attempts=attempt)
     lapse(Submission, submission.id)
-    assert submission_claim(submission.id) == (Claim.TAKEN, attempt + 1)
+    assert job_claim(SUBMISSION_JOB, submission.id) == (Claim.TAKEN, attempt + 1)
     with heartbeat(held, max_s=60) as beat:
         wait_for(lambda: beat.lost, 30, "the heartbeat to notice the row is no longer its own")
     assert beat.renewals == 0
@@ -65,7 +67,7 @@ def test_a_heartbeat_stops_when_another_attempt_took_the_row(submission, setting
 def test_a_heartbeat_gives_up_after_the_jobs_cap(submission, settings):
     """A job that hangs with its worker alive keeps its lease only up to its cap."""
     settings.GRADING_HEARTBEAT_S = 0.1
-    _, attempt = submission_claim(submission.id)
+    _, attempt = job_claim(SUBMISSION_JOB, submission.id)
     held = Submission.objects.filter(id=submission.id, status=Submission.Status.RUNNING, attempts=attempt)
     with heartbeat(held, max_s=0) as beat:
         wait_for(lambda: not beat._thread.is_alive(), 30, "the heartbeat to give up")
@@ -74,10 +76,10 @@ def test_a_heartbeat_gives_up_after_the_jobs_cap(submission, settings):
 
 @pytest.mark.django_db
 def test_a_live_lease_keeps_the_row_and_a_lapsed_one_gives_it_up(submission):
-    assert submission_claim(submission.id) == (Claim.TAKEN, 1)
-    assert submission_claim(submission.id) == (Claim.BUSY, 1)  # the worker is alive: its lease holds
+    assert job_claim(SUBMISSION_JOB, submission.id) == (Claim.TAKEN, 1)
+    assert job_claim(SUBMISSION_JOB, submission.id) == (Claim.BUSY, 1)  # the worker is alive: its lease holds
     lapse(Submission, submission.id)
-    assert submission_claim(submission.id) == (Claim.TAKEN, 2)  # its worker died: taken again at once
+    assert job_claim(SUBMISSION_JOB, submission.id) == (Claim.TAKEN, 2)  # its worker died: taken again at once
     row = Submission.objects.get(id=submission.id)
     assert row.status == Submission.Status.RUNNING and row.lease_until > timezone.now()
 
@@ -88,8 +90,8 @@ def test_the_sweep_reclaims_only_rows_whose_lease_lapsed(exercise, make_user, se
     version = exercise.current_version
     dead, alive = (Submission.objects.create(user=make_user(name), exercise_version=version, code="x = 1\n")
                    for name in ("dead", "alive"))
-    submission_claim(dead.id)
-    submission_claim(alive.id)
+    job_claim(SUBMISSION_JOB, dead.id)
+    job_claim(SUBMISSION_JOB, alive.id)
     lapse(Submission, dead.id)
     # Older than any stale time: a long grading whose worker still renews is not taken away.
     Submission.objects.filter(id=alive.id).update(started_at=timezone.now() - timedelta(hours=1))
@@ -106,7 +108,7 @@ def test_a_row_from_before_leases_lapses_one_lease_after_it_started(submission, 
     Submission.objects.filter(id=submission.id).update(
         status=Submission.Status.RUNNING, attempts=1, lease_until=None,
         started_at=timezone.now() - timedelta(seconds=settings.GRADING_LEASE_S + 5))
-    assert submission_claim(submission.id) == (Claim.TAKEN, 2)
+    assert job_claim(SUBMISSION_JOB, submission.id) == (Claim.TAKEN, 2)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -131,7 +133,7 @@ def test_a_worker_that_lost_its_lease_cannot_store_over_the_new_attempt(submissi
     wait_for(lambda: Submission.objects.get(id=submission.id).status == Submission.Status.RUNNING, 30,
              "the slow worker to claim the submission")
     lapse(Submission, submission.id)
-    assert submission_claim(submission.id) == (Claim.TAKEN, 2)
+    assert job_claim(SUBMISSION_JOB, submission.id) == (Claim.TAKEN, 2)
     worker.join(120)
     assert not worker.is_alive() and not errors
     row = Submission.objects.get(id=submission.id)
@@ -141,22 +143,22 @@ def test_a_worker_that_lost_its_lease_cannot_store_over_the_new_attempt(submissi
 @pytest.mark.django_db
 def test_practice_runs_hold_leases_too(exercise, make_user):
     run = PracticeRun.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x = 1\n")
-    assert practice_run_claim(run.id) == 1
-    assert practice_run_claim(run.id) is None  # alive: not taken twice
+    assert job_claim(PRACTICE_JOB, run.id) == (Claim.TAKEN, 1)
+    assert job_claim(PRACTICE_JOB, run.id) == (Claim.BUSY, 1)  # alive: not taken twice
     assert practice_runs_sweep() == 0
     lapse(PracticeRun, run.id)
     assert practice_runs_sweep() == 1
     run.refresh_from_db()
     assert (run.status, run.attempts) == (PracticeRun.Status.QUEUED, 2)
-    assert practice_run_claim(run.id) == 3
+    assert job_claim(PRACTICE_JOB, run.id) == (Claim.TAKEN, 3)
 
 
 @pytest.mark.django_db
 def test_upload_validations_hold_leases_too(make_user):
     upload = ExerciseUpload.objects.create(uploaded_by=make_user(role="instructor"), slug="x", digest="0" * 64,
                                            files={})
-    assert upload_claim(upload.id) == 1
-    assert upload_claim(upload.id) is None
+    assert job_claim(UPLOAD_JOB, upload.id) == (Claim.TAKEN, 1)
+    assert job_claim(UPLOAD_JOB, upload.id) == (Claim.BUSY, 1)
     lapse(ExerciseUpload, upload.id)
     assert submissions_sweep()["uploads_reclaimed"] == 1
     upload.refresh_from_db()
@@ -173,13 +175,13 @@ def test_a_lease_shorter_than_two_heartbeats_is_refused(settings):
 @pytest.mark.django_db
 def test_playground_runs_hold_leases_too(make_user):
     from lessons.models import PlaygroundRun
-    from lessons.runs import playground_run_claim
+    from lessons.runs import PLAYGROUND_JOB
 
     run = PlaygroundRun.objects.create(user=make_user(), code="print(1)")
-    assert playground_run_claim(run.id) == 1
-    assert playground_run_claim(run.id) is None  # alive: not run twice
+    assert job_claim(PLAYGROUND_JOB, run.id) == (Claim.TAKEN, 1)
+    assert job_claim(PLAYGROUND_JOB, run.id) == (Claim.BUSY, 1)  # alive: not run twice
     lapse(PlaygroundRun, run.id)
-    assert playground_run_claim(run.id) == 2
+    assert job_claim(PLAYGROUND_JOB, run.id) == (Claim.TAKEN, 2)
 
 
 @pytest.mark.django_db

@@ -13,13 +13,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from grader.host import Verdict
-from grading.dispatch import GRADE_TASK
+from grading.dispatch import GRADE_TASK, SUBMISSION_JOB
+from grading.jobs import Claim, job_claim
 from grading.measure_again import measure_again_sweep
 from grading.models import Submission
 from grading.services import submission_requeue
 from grading.signals import submission_graded
 from grading.tasks import sweep_submissions
-from grading.worker import Claim, submission_claim, submission_grade
+from grading.worker import submission_grade
 from leaderboards.models import Entry
 from tests.platform.conftest import VERDICTS
 
@@ -152,7 +153,7 @@ def test_a_measure_again_reclaimed_from_a_dead_worker_is_still_the_last_attempt(
         # Its worker took it and died: its lease lapses, and the next claim takes it.
         Submission.objects.filter(id=submission.id).update(status=Submission.Status.RUNNING, started_at=past,
                                                           lease_until=timezone.now() - timedelta(seconds=1))
-        assert submission_claim(submission.id)[0] is Claim.TAKEN
+        assert job_claim(SUBMISSION_JOB, submission.id)[0] is Claim.TAKEN
         Submission.objects.filter(id=submission.id).update(status=Submission.Status.QUEUED)
         submission_grade(submission_id=submission.id)
     assert attempts == ["first", "last"]

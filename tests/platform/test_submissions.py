@@ -4,10 +4,12 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from grader.host import SandboxUnavailable
+from grading.dispatch import SUBMISSION_JOB
+from grading.jobs import Claim, JobRetry, job_claim
 from grading.models import Submission
 from grading.services import submission_create
 from grading.signals import submission_graded
-from grading.worker import Claim, GradingRetry, submission_claim, submission_grade
+from grading.worker import submission_grade
 
 pytestmark = pytest.mark.django_db
 
@@ -67,8 +69,8 @@ def test_code_at_the_size_limit_is_accepted(exercise, make_user, django_capture_
 
 def test_claiming_is_idempotent(exercise, make_user):
     submission = Submission.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x")
-    assert submission_claim(submission.id) == (Claim.TAKEN, 1)
-    assert submission_claim(submission.id) == (Claim.BUSY, 1)  # a redelivered task finds it taken
+    assert job_claim(SUBMISSION_JOB, submission.id) == (Claim.TAKEN, 1)
+    assert job_claim(SUBMISSION_JOB, submission.id) == (Claim.BUSY, 1)  # a redelivered task finds it taken
     submission.refresh_from_db()
     assert (submission.status, submission.attempts) == (Submission.Status.RUNNING, 1)
 
@@ -134,11 +136,12 @@ def test_an_unavailable_sandbox_puts_the_submission_back_for_a_retry(exercise, m
     settings.SANDBOX_BACKEND = "docker"
     settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"  # engine down or image missing: both unavailable
     submission = Submission.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x = 1\n")
-    with pytest.raises(SandboxUnavailable):
+    with pytest.raises(JobRetry) as retry:
         submission_grade(submission_id=submission.id, final_attempt=False)
+    assert isinstance(retry.value.__cause__, SandboxUnavailable)
     submission.refresh_from_db()
     assert (submission.status, submission.verdict, submission.result) == (Submission.Status.QUEUED, "", None)
-    assert submission_claim(submission.id)[0] is Claim.TAKEN  # the retry can take it again
+    assert job_claim(SUBMISSION_JOB, submission.id)[0] is Claim.TAKEN  # the retry can take it again
 
 
 def test_a_platform_fault_is_retried_and_never_charged_to_the_student(exercise, make_user, settings):
@@ -151,7 +154,7 @@ def test_a_platform_fault_is_retried_and_never_charged_to_the_student(exercise, 
     solution = version.files["solution.py"]
     submission = Submission.objects.create(user=make_user(), exercise_version=version, code=solution)
 
-    with pytest.raises(GradingRetry):
+    with pytest.raises(JobRetry):
         submission_grade(submission_id=submission.id, final_attempt=False)
     submission.refresh_from_db()
     assert (submission.status, submission.score) == (Submission.Status.QUEUED, None)

@@ -65,6 +65,7 @@ def test_a_solution_that_crashes_fails_the_exercise(tmp_path, docker):
     solution = next(run for run in report.runs if run.program == "solution")
     assert not report.ok and not solution.ok and solution.got == "RUNTIME_ERROR"
     assert "ValueError: no" in solution.detail
+    assert report.fault == ""  # the exercise's own crash (the others meet it as INTERNAL_ERROR): not the platform's
 
 
 def test_an_invalid_folder_is_reported_without_running_anything(tmp_path):
@@ -73,6 +74,7 @@ def test_an_invalid_folder_is_reported_without_running_anything(tmp_path):
     report = validate_exercise(folder, sandbox=None)
     assert not report.ok and not report.runs
     assert report.error == 'exercise.toml: [limits].memory_mb must be a number, got "2G"'
+    assert report.fault == ""  # the folder's own error, stored as the upload's
 
 
 def test_a_gpu_exercise_is_skipped_with_a_reason_where_no_gpu_is(tmp_path):

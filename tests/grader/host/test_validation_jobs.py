@@ -106,6 +106,7 @@ def test_a_sandbox_fault_in_one_run_keeps_the_other_runs(tmp_path, docker):
     report = validate_exercise(folder, Recording(docker, fail_for=WRONG), jobs=2)
     assert not report.ok
     assert report.error == "mutant:subtracts: SandboxUnavailable: the engine went away for this one run"
+    assert report.fault == report.error  # the platform's fault: a worker validates the folder again
     got = {run.program: (run.ok, run.got) for run in report.runs}
     assert got == {"solution": (True, "ACCEPTED"), "starter": (True, "WRONG_ANSWER"),
                    "mutant:crashes": (True, "RUNTIME_ERROR")}

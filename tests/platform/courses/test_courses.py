@@ -149,10 +149,8 @@ def test_a_regrade_job_requeues_each_submission_once_and_shows_progress(client, 
     assert len(sent) == 3
     assert Submission.objects.get(pk=outsider.pk).status == "graded"
     assert regrade_progress(job).done == 0
-    from grading.worker import _store
-
     Submission.objects.filter(pk=subs[0].pk).update(status="running")
-    _store(subs[0].pk, {"verdict": "ACCEPTED", "score": 1.0, "checks": []})
+    make.verdict_store(subs[0].pk, {"verdict": "ACCEPTED", "score": 1.0, "checks": []})
     progress = client.get(reverse("courses:job", args=[course.pk, job.pk]), HTTP_HX_REQUEST="true").content.decode()
     assert 'value="1"' in progress and "hx-trigger" in progress
     assert ItemScore.objects.get(user=students[0]).points == 10  # the regrade of the counted one

@@ -75,9 +75,7 @@ def test_a_regrade_of_the_entrys_own_submission_replaces_it():
     student = make.user()
     sub = make.graded(student, ex, ratio=1.0)
     Submission.objects.filter(pk=sub.pk).update(status=Submission.Status.RUNNING)
-    from grading.worker import _store
-
-    _store(sub.pk, {"verdict": "WRONG_ANSWER", "score": 0.0, "checks": [], "perf": None})
+    make.verdict_store(sub.pk, {"verdict": "WRONG_ANSWER", "score": 0.0, "checks": [], "perf": None})
     assert Entry.objects.get().score == 0.0
 
 
@@ -85,9 +83,7 @@ def test_the_geometric_mean_of_the_cases_is_the_performance_ratio():
     ex = make.exercise()
     student = make.user()
     sub = Submission.objects.create(user=student, exercise_version=ex.current_version, code="x", status="running")
-    from grading.worker import _store
-
-    _store(
+    make.verdict_store(
         sub.pk,
         {
             "verdict": "ACCEPTED",
@@ -240,11 +236,12 @@ def test_the_cached_site_ranking_follows_new_bests_hiding_and_the_hidden_viewer(
     assert labels(exercise_board(ex, viewer=a)) == [("b", "1"), ("a", "2")]  # cached again
     batch = Verification.objects.get(exercise_version=ex.current_version)  # asked for by the new bests
     Entry.objects.filter(user=a).update(ratio=0.3, ratio_low=0.28, ratio_high=0.32)
-    from leaderboards.verification import _store
+    from grading.jobs import Job, job_store
+    from leaderboards.verification import VERIFICATION_JOB, measured_outcome
 
     Verification.objects.filter(id=batch.id).update(status=Verification.Status.RUNNING)  # as its worker holds it
     batch.refresh_from_db()
-    _store(batch, [], [], seed=1, reverse=False)
+    job_store(Job(VERIFICATION_JOB, batch.id, batch.attempts), measured_outcome(batch, [], [], seed=1, reverse=False))
     assert labels(exercise_board(ex, viewer=a)) == [("a", "1"), ("b", "2")]
     with django_assert_max_num_queries(4):  # cached: the verification, the page's rows, no aggregate
         exercise_board(ex, viewer=a)

@@ -195,13 +195,15 @@ def test_the_web_process_queues_runs_with_no_sandbox_and_an_unavailable_one_ends
 
 def test_a_run_put_back_for_a_retry_keeps_waiting(synced, student_client, settings):
     from grader.host import SandboxUnavailable
+    from grading.jobs import JobRetry
     from lessons.runs import playground_run_execute
 
     settings.SANDBOX_BACKEND = "docker"
     settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"
     queued = start(student_client)
-    with pytest.raises(SandboxUnavailable):
+    with pytest.raises(JobRetry) as retry:
         playground_run_execute(run_id=queued["id"], final_attempt=False)
+    assert isinstance(retry.value.__cause__, SandboxUnavailable)
     assert status(student_client, queued)["state"] == "queued"
 
 

@@ -102,7 +102,7 @@ class GradingSite:
         """How many times each submission's verdict was stored, from every worker's log."""
         stored = Counter()
         for log in self.tmp.glob("*.log"):
-            for match in re.finditer(r"submission=(\d+) .*verdict stored", log.read_text()):
+            for match in re.finditer(r"submission (\d+): stored (?:graded|failed)", log.read_text()):
                 stored[int(match.group(1))] += 1
         return stored
 

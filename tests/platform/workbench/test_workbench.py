@@ -83,13 +83,15 @@ def test_a_practice_run_whose_sandbox_stays_unavailable_ends_and_stops_polling(
 
 def test_a_practice_run_put_back_for_a_retry_keeps_waiting(exercise, make_user, settings):
     from grader.host import SandboxUnavailable
+    from grading.jobs import JobRetry
     from workbench.practice import practice_run_grade
 
     settings.SANDBOX_BACKEND = "docker"
     settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"
     run = PracticeRun.objects.create(user=make_user(), exercise_version=exercise.current_version, code="x = 1\n")
-    with pytest.raises(SandboxUnavailable):
+    with pytest.raises(JobRetry) as retry:
         practice_run_grade(practice_id=run.id, final_attempt=False)
+    assert isinstance(retry.value.__cause__, SandboxUnavailable)
     run.refresh_from_db()
     assert run.status == PracticeRun.Status.QUEUED
 
