@@ -6,6 +6,9 @@ from django.test import Client
 
 from courses.models import Course
 from courses.services import item_add
+from grading.dispatch import SUBMISSION_JOB
+from grading.jobs import Job, Outcome, PlatformFault, job_store
+from grading.models import Submission
 from lti.models import GradeSync
 from lti.tasks import send_grade
 from quizzes.models import Bank
@@ -63,7 +66,12 @@ def test_the_best_counted_score_is_sent_not_the_latest(lms, placed):
 
 def test_a_platform_failure_sends_nothing(lms, placed):
     _teacher, _course, exercise, _link, student = placed
-    make.graded(student, exercise, score=0.0, verdict="INTERNAL_ERROR")  # stored FAILED: ours, not the student's
+    failed = Submission.objects.create(user=student, exercise_version=exercise.current_version, code="# x\n",
+                                       status=Submission.Status.RUNNING)
+    # What the job path stores when its last attempt met a fault of ours: FAILED, not the student's grading.
+    job_store(Job(SUBMISSION_JOB, failed.pk, failed.attempts), Outcome(SUBMISSION_JOB.failed(PlatformFault("down"))))
+    failed.refresh_from_db()
+    assert failed.status == Submission.Status.FAILED
     assert not GradeSync.objects.exists()
 
 
