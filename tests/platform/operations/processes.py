@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -279,3 +280,64 @@ class VirtualHosts:
     def _ip(*args: str) -> None:
         done = subprocess.run(["ip", *args], capture_output=True, text=True)
         assert done.returncode == 0, f"ip {' '.join(args)}: {done.stderr}"
+
+
+class DockerEngine:
+    """A dockerd of the test's own: its socket, data and state in a folder of its own, so that a
+    test can restart an engine without stopping the containers of everyone else on the machine.
+    It starts empty; ``copy_image`` brings it an image from the machine's engine. Needs root."""
+
+    def __init__(self):
+        # Short paths: containerd's sockets live under the exec root (a Unix socket path holds
+        # 107 bytes).
+        self.root = Path(tempfile.mkdtemp(prefix="gdd-", dir="/tmp"))
+        self.socket = self.root / "docker.sock"
+        self.url = f"unix://{self.socket}"
+        (self.root / "daemon.json").write_text("{}")  # not the machine's: no hosts or data root of its own
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        argv = ["dockerd", "--data-root", str(self.root / "data"), "--exec-root", str(self.root / "x"),
+                "--host", self.url, "--pidfile", str(self.root / "docker.pid"),
+                "--config-file", str(self.root / "daemon.json"),
+                # Sandboxes have no network: no bridge, no rules in the machine's firewall.
+                "--bridge", "none", "--iptables=false", "--ip6tables=false"]
+        with open(self.root / "dockerd.log", "a") as log:
+            self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for(lambda: self.answers() or self.process.poll() is not None, 60, "the test's own dockerd")
+        assert self.process.poll() is None, (self.root / "dockerd.log").read_text()[-3000:]
+
+    def answers(self) -> bool:
+        return subprocess.run(["docker", "-H", self.url, "version"], capture_output=True, timeout=30).returncode == 0
+
+    def copy_image(self, image: str) -> None:
+        saved = subprocess.Popen(["docker", "save", image], stdout=subprocess.PIPE)
+        loaded = subprocess.run(["docker", "-H", self.url, "load", "-q"], stdin=saved.stdout, capture_output=True,
+                                text=True, timeout=600)
+        saved.stdout.close()
+        assert saved.wait(60) == 0 and loaded.returncode == 0, loaded.stderr
+
+    def stop(self) -> None:
+        """As an operator's restart stops it: SIGTERM, dockerd stops its containers and exits."""
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(90)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(30)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def close(self) -> None:
+        self.stop()
+        if self.process and _group_alive(self.process.pid):  # its containerd and shims
+            os.killpg(self.process.pid, signal.SIGKILL)
+        # Whatever a killed daemon left mounted is unmounted first: removing the folder must
+        # never reach through a mount.
+        mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
+        for mount in reversed([m for m in mounts if m.startswith(f"{self.root}/")]):
+            subprocess.run(["umount", "-l", mount], capture_output=True)
+        shutil.rmtree(self.root, ignore_errors=True)

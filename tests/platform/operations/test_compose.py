@@ -1,6 +1,9 @@
 """docker-compose.yml comes up from images built here with no registry, passes
 `check --deploy`, grades one solution end to end through the site, shows the lessons, and
-runs a playground program on a worker (the web container has no sandbox) as a non-root uid."""
+runs a playground program on a worker (the web container has no sandbox) as a non-root uid.
+Then the faults of the stack's own services, in the configuration it ships (issue 25): kill -9
+of gunicorn and a PostgreSQL restart while submissions are in flight. The tests share one
+stack (building and starting it is most of what they cost) and leave it serving."""
 from __future__ import annotations
 
 import json
@@ -8,28 +11,33 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import require
+from tests.platform.operations.conftest import report
 from tests.platform.operations.http import Client
-from tests.platform.operations.processes import docker_is_up, free_port
+from tests.platform.operations.processes import docker_is_up, free_port, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
 ROOT = Path(__file__).resolve().parents[3]
 EXERCISE = "static-graph-executor"
 STUDENT = ("eve", "a-long-password-eve-1")
+SOLUTION = (ROOT / "exercises" / "coding" / EXERCISE / "solution.py").read_text()
 
 
-@pytest.fixture
-def stack(requires, tmp_path):
-    requires("Docker engine", docker_is_up(), "bash sandbox/image/ci-setup.sh")
-    requires("docker-compose", shutil.which("docker-compose") is not None, "apt-get install docker-compose")
-    requires("the sandbox image", subprocess.run(["docker", "image", "inspect", "graphdojo-sandbox:latest"],
-                                                 capture_output=True).returncode == 0, "make image")
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    require("Docker engine", docker_is_up(), "bash sandbox/image/ci-setup.sh")
+    require("docker-compose", shutil.which("docker-compose") is not None, "apt-get install docker-compose")
+    require("the sandbox image", subprocess.run(["docker", "image", "inspect", "graphdojo-sandbox:latest"],
+                                                capture_output=True).returncode == 0, "make image")
     built = subprocess.run(["bash", "deploy/build.sh"], cwd=ROOT, capture_output=True, text=True, timeout=1200)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     port = free_port()
@@ -47,14 +55,15 @@ def stack(requires, tmp_path):
     def run(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
         return subprocess.run([*compose, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
 
+    logs = tmp_path_factory.mktemp("compose") / "compose.log"
     try:
         up = run("up", "-d", "--no-build", timeout=600)
         assert up.returncode == 0, up.stdout + up.stderr
         yield run, f"http://127.0.0.1:{port}"
     finally:
-        logs = run("logs", "--no-color", "--tail", "60")
-        (tmp_path / "compose.log").write_text(logs.stdout + logs.stderr)
-        print(f"compose logs: {tmp_path / 'compose.log'}")
+        logged = run("logs", "--no-color", "--tail", "200")
+        logs.write_text(logged.stdout + logged.stderr)
+        print(f"compose logs: {logs}")
         run("down", "-v", "--remove-orphans", timeout=300)
 
 
@@ -92,19 +101,7 @@ def test_the_stack_comes_up_and_grades_a_solution(stack):
     stylesheet = re.search(r'href="(/static/[^"]+\.css)"', page)
     assert stylesheet and client.get(stylesheet.group(1))[0] == 200, "static files are not served"
 
-    solution = (ROOT / "exercises" / "coding" / EXERCISE / "solution.py").read_text()
-    status, headers, _ = client.post_form(f"/submissions/new/{EXERCISE}/", {"code": solution},
-                                          form_page=f"/exercises/{EXERCISE}/")
-    assert status == 302, status
-    detail = headers["Location"]
-    deadline = time.monotonic() + 300
-    while True:
-        status, _, fragment = client.get(detail.rstrip("/") + "/status/")
-        assert status == 200
-        if 'data-status="graded"' in fragment or 'data-status="failed"' in fragment:
-            break
-        assert time.monotonic() < deadline, "no verdict within 5 minutes:\n" + fragment
-        time.sleep(2)
+    fragment = verdict(client, submit(client), timeout=300)
     assert 'data-verdict="ACCEPTED"' in fragment, fragment
 
     # The lessons were synced, and the playground runs through a worker: the web container
@@ -133,3 +130,122 @@ def test_the_stack_comes_up_and_grades_a_solution(stack):
     assert quizzes.returncode == 0 and int(quizzes.stdout.split()[-1]) > 0, quizzes.stdout + quizzes.stderr
     persisted = run("exec", "-T", "redis", "redis-cli", "CONFIG", "GET", "appendonly")
     assert persisted.stdout.split()[-1] == "yes", persisted.stdout
+
+
+def student_client(run, base_url: str, username: str) -> Client:
+    """A new student, logged in behind the TLS proxy compose expects (it says the client spoke HTTPS)."""
+    password = f"a-long-password-{username}-1"
+    made = run("exec", "-T", "web", "python", "manage.py", "shell", "-c",
+               "from accounts.models import User; "
+               f"User.objects.create_user({username!r}, password={password!r}, role='student')")
+    assert made.returncode == 0, made.stderr
+    client = Client(base_url, headers={"X-Forwarded-Proto": "https"})
+    client.log_in(username, password)
+    return client
+
+
+def submit(client: Client, code: str = SOLUTION) -> str:
+    """The submission's page, after the exercise page's form was posted."""
+    status, headers, page = client.post_form(f"/submissions/new/{EXERCISE}/", {"code": code},
+                                             form_page=f"/exercises/{EXERCISE}/")
+    assert status == 302, (status, page[:500])
+    return headers["Location"]
+
+
+def status_fragment(client: Client, detail: str) -> str:
+    status, _, fragment = client.get(detail.rstrip("/") + "/status/")
+    assert status == 200, (status, fragment[:2000])
+    return fragment
+
+
+def verdict(client: Client, detail: str, timeout: float) -> str:
+    """The status fragment once the submission has a stored outcome."""
+    return wait_for(lambda: next((f for f in [status_fragment(client, detail)]
+                                  if 'data-status="graded"' in f or 'data-status="failed"' in f), None),
+                    timeout, f"a verdict for {detail}", interval=2)
+
+
+def submission_id(detail: str) -> int:
+    return int(re.search(r"/(\d+)/?$", detail).group(1))
+
+
+def submissions_of(run, username: str) -> list[int]:
+    listed = run("exec", "-T", "web", "python", "manage.py", "shell", "-c",
+                 "import json; from grading.models import Submission; print(json.dumps(sorted("
+                 f"Submission.objects.filter(user__username={username!r}).values_list('id', flat=True))))")
+    assert listed.returncode == 0, listed.stderr
+    return json.loads(listed.stdout.strip().splitlines()[-1])
+
+
+def stored_verdicts(run) -> Counter:
+    """How many times each submission's verdict was stored, from the grading workers' logs."""
+    logs = run("logs", "--no-color", "worker")
+    return Counter(int(n) for n in re.findall(r"submission=(\d+) .*verdict stored", logs.stdout + logs.stderr))
+
+
+def in_flight(client: Client, details: list[str]) -> None:
+    wait_for(lambda: any('data-status="running"' in status_fragment(client, d) for d in details), 300,
+             "a grading in flight", interval=1)
+
+
+def assert_graded_once(run, client: Client, username: str, details: list[str]) -> None:
+    """Every submission posted was kept (none lost, none doubled) and graded ACCEPTED exactly once."""
+    fragments = [verdict(client, detail, timeout=600) for detail in details]
+    assert all('data-verdict="ACCEPTED"' in f for f in fragments), fragments
+    ids = [submission_id(detail) for detail in details]
+    assert submissions_of(run, username) == sorted(ids)
+    stored = stored_verdicts(run)
+    assert all(stored[i] == 1 for i in ids), f"verdicts stored per submission: {dict(stored)}"
+
+
+def container_state(run, service: str) -> tuple[str, int, int]:
+    """The service's container: its id, its first process's pid on this host, its restarts."""
+    container = run("ps", "-q", service).stdout.strip()
+    inspected = subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}} {{.RestartCount}}", container],
+                               capture_output=True, text=True, timeout=30)
+    pid, restarts = inspected.stdout.split()
+    return container, int(pid), int(restarts)
+
+
+def test_kill_9_of_gunicorn_while_submissions_are_in_flight(stack):
+    """gunicorn's master is the web container's first process: kill -9 of it takes its workers
+    with it, Docker starts the container again (restart: unless-stopped), the site answers,
+    the student is still logged in (sessions are in the database) and nothing was lost."""
+    run, base_url = stack
+    wait_healthy(base_url)
+    client = student_client(run, base_url, "kim")
+    details = [submit(client) for _ in range(3)]
+    in_flight(client, details)
+    container, pid, restarts = container_state(run, "web")
+    os.kill(pid, signal.SIGKILL)
+    killed = time.monotonic()
+    wait_for(lambda: container_state(run, "web")[2] > restarts, 120, "Docker to start the web container again")
+    wait_healthy(base_url)
+    back_s = time.monotonic() - killed
+    assert container_state(run, "web")[0] == container
+    assert_graded_once(run, client, "kim", details)
+    report("kill -9 of gunicorn (compose), default configuration", submissions=len(details), site_back_s=back_s,
+           all_graded_s=time.monotonic() - killed)
+
+
+def test_a_postgresql_restart_while_submissions_are_in_flight(stack):
+    """A real restart of the stack's PostgreSQL (stopped with SIGINT, its fast shutdown, then
+    started): the worker's and gunicorn's connections die with it. Gradings go on, and the site's
+    first pages after it answer, not a 500 per gunicorn worker for a dead pooled connection."""
+    run, base_url = stack
+    wait_healthy(base_url)
+    client = student_client(run, base_url, "pat")
+    details = [submit(client) for _ in range(3)]
+    in_flight(client, details)
+    began = time.monotonic()
+    restarted = run("restart", "-t", "30", "postgres")
+    assert restarted.returncode == 0, restarted.stdout + restarted.stderr
+    wait_for(lambda: run("exec", "-T", "postgres", "pg_isready", "-U", "graphdojo", "-h", "127.0.0.1").returncode == 0,
+             120, "PostgreSQL to accept connections again")
+    database_s = time.monotonic() - began
+    for _ in range(6):  # more than gunicorn's two workers, each with a connection from before
+        status, _, page = client.get(details[0])
+        assert status == 200, (status, page[:2000])
+    assert_graded_once(run, client, "pat", details)
+    report("PostgreSQL restart (compose), default configuration", submissions=len(details),
+           database_back_s=database_s, all_graded_s=time.monotonic() - began)
