@@ -228,6 +228,8 @@ def shared_default_site(tmp_path_factory):
 def default_grading_site(tiny_exercises, shared_default_site, settings):
     """The module's default-configuration site, serving this test (its own exercises and student)."""
     shared_default_site.serve_this_test(settings)
+    worker = shared_default_site.running_worker
+    assert len(worker.pool_children()) == 2, "the shared worker lost its pool process or its beat"
     return shared_default_site
 
 

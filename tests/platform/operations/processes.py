@@ -185,6 +185,7 @@ class Worker:
         assert self.process.poll() is None, self.log_path.read_text()[-3000:]
 
     def pool_children(self) -> list[int]:
+        """Every child of the worker: its pool's processes, and beat where it runs inside."""
         return _children(self.process.pid)
 
     def kill_all(self) -> None:
@@ -193,8 +194,16 @@ class Worker:
         self.process.wait(30)
 
     def kill_pool_child(self) -> None:
-        """kill -9 of the pool child only, as the OOM killer does."""
-        for child in self.pool_children():
+        """kill -9 of the pool's processes only, as the OOM killer does. The worker names them
+        (an embedded beat is a child of the worker too, and must live on)."""
+        from config.celery import app  # the test process's app, pointed at the site's broker
+
+        hostname = f"{self.name}@{socket.gethostname()}"
+        stats = app.control.inspect(destination=[hostname], timeout=10).stats() or {}
+        assert hostname in stats, f"worker {hostname} did not answer: {stats}"
+        processes = stats[hostname]["pool"]["processes"]
+        assert processes and set(processes) <= set(self.pool_children()), processes
+        for child in processes:
             os.kill(child, signal.SIGKILL)
 
     def cold_shutdown(self) -> None:
@@ -285,7 +294,8 @@ class VirtualHosts:
 class DockerEngine:
     """A dockerd of the test's own: its socket, data and state in a folder of its own, so that a
     test can restart an engine without stopping the containers of everyone else on the machine.
-    It starts empty; ``copy_image`` brings it an image from the machine's engine. Needs root."""
+    It starts empty; ``copy_image`` brings it an image from the machine's engine. Needs root
+    and iproute2."""
 
     def __init__(self):
         # Short paths: containerd's sockets live under the exec root (a Unix socket path holds
@@ -294,14 +304,21 @@ class DockerEngine:
         self.socket = self.root / "docker.sock"
         self.url = f"unix://{self.socket}"
         (self.root / "daemon.json").write_text("{}")  # not the machine's: no hosts or data root of its own
+        # A bridge of its own, made here. Never `--bridge none`: a dockerd started so deletes
+        # the machine's docker0, which the machine's engine needs for every other container.
+        tag = os.getpid() % 100000
+        self.bridge = f"gddbr{tag}"
+        done = subprocess.run(["ip", "link", "add", self.bridge, "type", "bridge"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        subprocess.run(["ip", "addr", "add", f"10.202.{tag % 250}.1/24", "dev", self.bridge], check=True)
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
         argv = ["dockerd", "--data-root", str(self.root / "data"), "--exec-root", str(self.root / "x"),
                 "--host", self.url, "--pidfile", str(self.root / "docker.pid"),
                 "--config-file", str(self.root / "daemon.json"),
-                # Sandboxes have no network: no bridge, no rules in the machine's firewall.
-                "--bridge", "none", "--iptables=false", "--ip6tables=false"]
+                # Sandboxes have no network; nothing of the machine's firewall is touched.
+                "--bridge", self.bridge, "--iptables=false", "--ip6tables=false", "--ip-masq=false"]
         with open(self.root / "dockerd.log", "a") as log:
             self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         wait_for(lambda: self.answers() or self.process.poll() is not None, 60, "the test's own dockerd")
@@ -341,3 +358,4 @@ class DockerEngine:
         for mount in reversed([m for m in mounts if m.startswith(f"{self.root}/")]):
             subprocess.run(["umount", "-l", mount], capture_output=True)
         shutil.rmtree(self.root, ignore_errors=True)
+        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)

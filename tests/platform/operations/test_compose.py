@@ -12,11 +12,14 @@ import re
 import secrets
 import shutil
 import signal
+import ssl
 import subprocess
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -28,38 +31,62 @@ from tests.platform.operations.processes import docker_is_up, free_port, wait_fo
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
 ROOT = Path(__file__).resolve().parents[3]
 EXERCISE = "static-graph-executor"
-STUDENT = ("eve", "a-long-password-eve-1")
+STUDENT = "eve"
 SOLUTION = (ROOT / "exercises" / "coding" / EXERCISE / "solution.py").read_text()
+
+
+class Stack(NamedTuple):
+    run: Callable[..., subprocess.CompletedProcess]  # docker-compose with the stack's project and files
+    site: str  # https://… through the TLS proxy, as students reach it
+    plain: str  # http://… of the proxy, which only redirects
+    web: str  # http://… of the web service itself, as the machine's health checks reach it
+    tls: ssl.SSLContext  # trusts the certificate the test made for the proxy
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     require("Docker engine", docker_is_up(), "bash sandbox/image/ci-setup.sh")
     require("docker-compose", shutil.which("docker-compose") is not None, "apt-get install docker-compose")
+    require("openssl", shutil.which("openssl") is not None, "apt-get install openssl")
     require("the sandbox image", subprocess.run(["docker", "image", "inspect", "graphdojo-sandbox:latest"],
                                                 capture_output=True).returncode == 0, "make image")
     built = subprocess.run(["bash", "deploy/build.sh"], cwd=ROOT, capture_output=True, text=True, timeout=1200)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    port = free_port()
+    folder = tmp_path_factory.mktemp("compose")
+    certificates = folder / "tls"
+    certificates.mkdir()
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                           "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                           "-keyout", str(certificates / "privkey.pem"), "-out", str(certificates / "fullchain.pem")],
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    web_port, https_port, http_port = free_port(), free_port(), free_port()
     env = {
         **os.environ,
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "DOCKER_GID": str(os.stat("/var/run/docker.sock").st_gid),
-        "GRAPHDOJO_PORT": str(port),
+        "GRAPHDOJO_PORT": str(web_port),
+        "GRAPHDOJO_HTTPS_PORT": str(https_port),
+        "GRAPHDOJO_HTTP_PORT": str(http_port),
+        "GRAPHDOJO_TLS_DIR": str(certificates),
         "GRAPHDOJO_POSTGRES_IMAGE": "graphdojo-postgres:offline",
         "GRAPHDOJO_REDIS_IMAGE": "graphdojo-redis:offline",
+        "GRAPHDOJO_PROXY_IMAGE": "graphdojo-proxy:offline",
         "WORKER_CONCURRENCY": "1",
     }
-    compose = ["docker-compose", "-p", f"gdcompose{os.getpid()}", "-f", str(ROOT / "docker-compose.yml")]
+    compose = ["docker-compose", "-p", f"gdcompose{os.getpid()}", "-f", str(ROOT / "docker-compose.yml"),
+               "-f", str(ROOT / "deploy" / "tls" / "docker-compose.tls.yml")]
 
     def run(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
         return subprocess.run([*compose, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
 
-    logs = tmp_path_factory.mktemp("compose") / "compose.log"
+    logs = folder / "compose.log"
     try:
         up = run("up", "-d", "--no-build", timeout=600)
         assert up.returncode == 0, up.stdout + up.stderr
-        yield run, f"http://127.0.0.1:{port}"
+        yield Stack(run, f"https://127.0.0.1:{https_port}", f"http://127.0.0.1:{http_port}",
+                    f"http://127.0.0.1:{web_port}",
+                    ssl.create_default_context(cafile=str(certificates / "fullchain.pem")))
     finally:
         logged = run("logs", "--no-color", "--tail", "200")
         logs.write_text(logged.stdout + logged.stderr)
@@ -80,22 +107,22 @@ def wait_healthy(base_url: str, timeout: float = 240) -> None:
 
 
 def test_the_stack_comes_up_and_grades_a_solution(stack):
-    run, base_url = stack
-    wait_healthy(base_url)
+    run = stack.run
+    wait_healthy(stack.web)
 
     check = run("exec", "-T", "web", "python", "manage.py", "check", "--deploy", "--fail-level", "WARNING")
     assert check.returncode == 0 and "no issues" in check.stdout, check.stdout + check.stderr
 
-    made = run("exec", "-T", "web", "python", "manage.py", "shell", "-c",
-               "from accounts.models import User; "
-               f"User.objects.create_user({STUDENT[0]!r}, password={STUDENT[1]!r}, role='student')")
-    assert made.returncode == 0, made.stderr
-
-    # Behind the TLS proxy compose expects: it says the client spoke HTTPS.
-    client = Client(base_url, headers={"X-Forwarded-Proto": "https"})
-    status, headers, _ = client.get("/login/")
+    # Through the TLS proxy of deploy/tls, as students reach the site. Plain HTTP only
+    # redirects; a client's own X-Forwarded-Proto is replaced (were it passed on, Django would
+    # think the client spoke HTTP and redirect it to HTTPS, forever).
+    status, headers, _ = Client(stack.plain).get("/login/")
+    assert status == 301 and headers["Location"].startswith("https://"), (status, headers)
+    status, _, _ = Client(stack.site, headers={"X-Forwarded-Proto": "http"}, tls=stack.tls).get("/login/")
+    assert status == 200, status
+    client = student_client(stack, STUDENT)
+    status, headers, _ = client.get("/accounts/profile/")
     assert status == 200 and "max-age=31536000" in headers.get("Strict-Transport-Security", "")
-    client.log_in(*STUDENT)
     status, _, page = client.get(f"/exercises/{EXERCISE}/")
     assert status == 200
     stylesheet = re.search(r'href="(/static/[^"]+\.css)"', page)
@@ -132,14 +159,14 @@ def test_the_stack_comes_up_and_grades_a_solution(stack):
     assert persisted.stdout.split()[-1] == "yes", persisted.stdout
 
 
-def student_client(run, base_url: str, username: str) -> Client:
-    """A new student, logged in behind the TLS proxy compose expects (it says the client spoke HTTPS)."""
+def student_client(stack: Stack, username: str) -> Client:
+    """A new student, logged in through the TLS proxy."""
     password = f"a-long-password-{username}-1"
-    made = run("exec", "-T", "web", "python", "manage.py", "shell", "-c",
+    made = stack.run("exec", "-T", "web", "python", "manage.py", "shell", "-c",
                "from accounts.models import User; "
                f"User.objects.create_user({username!r}, password={password!r}, role='student')")
     assert made.returncode == 0, made.stderr
-    client = Client(base_url, headers={"X-Forwarded-Proto": "https"})
+    client = Client(stack.site, tls=stack.tls)
     client.log_in(username, password)
     return client
 
@@ -198,6 +225,13 @@ def assert_graded_once(run, client: Client, username: str, details: list[str]) -
     assert all(stored[i] == 1 for i in ids), f"verdicts stored per submission: {dict(stored)}"
 
 
+def answers(client: Client, path: str) -> bool:
+    try:
+        return client.get(path)[0] == 200
+    except OSError:
+        return False
+
+
 def container_state(run, service: str) -> tuple[str, int, int]:
     """The service's container: its id, its first process's pid on this host, its restarts."""
     container = run("ps", "-q", service).stdout.strip()
@@ -211,16 +245,18 @@ def test_kill_9_of_gunicorn_while_submissions_are_in_flight(stack):
     """gunicorn's master is the web container's first process: kill -9 of it takes its workers
     with it, Docker starts the container again (restart: unless-stopped), the site answers,
     the student is still logged in (sessions are in the database) and nothing was lost."""
-    run, base_url = stack
-    wait_healthy(base_url)
-    client = student_client(run, base_url, "kim")
+    run = stack.run
+    wait_healthy(stack.web)
+    client = student_client(stack, "kim")
     details = [submit(client) for _ in range(3)]
     in_flight(client, details)
     container, pid, restarts = container_state(run, "web")
     os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()
     wait_for(lambda: container_state(run, "web")[2] > restarts, 120, "Docker to start the web container again")
-    wait_healthy(base_url)
+    wait_healthy(stack.web)
+    # and through the proxy, which finds the container again wherever it came back
+    wait_for(lambda: answers(client, "/healthz/"), 60, "the site through the TLS proxy")
     back_s = time.monotonic() - killed
     assert container_state(run, "web")[0] == container
     assert_graded_once(run, client, "kim", details)
@@ -232,9 +268,9 @@ def test_a_postgresql_restart_while_submissions_are_in_flight(stack):
     """A real restart of the stack's PostgreSQL (stopped with SIGINT, its fast shutdown, then
     started): the worker's and gunicorn's connections die with it. Gradings go on, and the site's
     first pages after it answer, not a 500 per gunicorn worker for a dead pooled connection."""
-    run, base_url = stack
-    wait_healthy(base_url)
-    client = student_client(run, base_url, "pat")
+    run = stack.run
+    wait_healthy(stack.web)
+    client = student_client(stack, "pat")
     details = [submit(client) for _ in range(3)]
     in_flight(client, details)
     began = time.monotonic()

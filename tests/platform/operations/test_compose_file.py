@@ -26,3 +26,12 @@ def test_only_workers_reach_the_docker_engine():
     with_socket = sorted(name for name, service in services.items()
                          if any("docker.sock" in volume for volume in service.get("volumes", [])))
     assert with_socket == ["gpu-worker", "worker"]
+
+
+def test_every_celery_process_logs_its_events():
+    """Celery's own default level (WARNING) would drop the settings' one line per event, the
+    "verdict stored" an operator (and test_compose.py) reads."""
+    services = compose()["services"]
+    celery = {name: service["command"] for name, service in services.items() if "celery" in service.get("command", "")}
+    assert sorted(celery) == ["gpu-worker", "scheduler", "worker"]
+    assert all("--loglevel INFO" in command for command in celery.values()), celery

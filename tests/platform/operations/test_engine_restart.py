@@ -22,8 +22,9 @@ IMAGE = "graphdojo-sandbox:latest"
 @pytest.fixture
 def engine(requires):
     requires("Docker engine", docker_is_up(), "bash sandbox/image/ci-setup.sh")
-    requires("dockerd as root", os.geteuid() == 0 and shutil.which("dockerd") is not None,
-             "run as root where docker.io is installed")
+    requires("dockerd and iproute2 as root",
+             os.geteuid() == 0 and shutil.which("dockerd") is not None and shutil.which("ip") is not None,
+             "run as root where docker.io and iproute2 are installed")
     requires("the sandbox image", subprocess.run(["docker", "image", "inspect", IMAGE],
                                                  capture_output=True).returncode == 0, "make image")
     engine = DockerEngine()
