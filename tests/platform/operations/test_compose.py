@@ -1,9 +1,10 @@
 """docker-compose.yml comes up from images built here with no registry, passes
 `check --deploy`, grades one solution end to end through the site, shows the lessons, and
 runs a playground program on a worker (the web container has no sandbox) as a non-root uid.
-Then the faults of the stack's own services, in the configuration it ships (issue 25): kill -9
-of gunicorn and a PostgreSQL restart while submissions are in flight. The tests share one
-stack (building and starting it is most of what they cost) and leave it serving."""
+A student's journey in Chromium through the TLS proxy. Then the faults of the stack's own
+services, in the configuration it ships (issue 25): kill -9 of gunicorn and a PostgreSQL
+restart while submissions are in flight. The tests share one stack (building and starting it
+is most of what they cost) and leave it serving."""
 from __future__ import annotations
 
 import json
@@ -22,8 +23,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import require
+from tests.e2e.journeys import write_code
+from tests.e2e.test_lessons import step_static_vs_dynamic
 from tests.platform.operations.conftest import report
 from tests.platform.operations.http import Client
 from tests.platform.operations.processes import docker_is_up, free_port, wait_for
@@ -158,6 +162,47 @@ def test_the_stack_comes_up_and_grades_a_solution(stack):
     persisted = run("exec", "-T", "redis", "redis-cli", "CONFIG", "GET", "appendonly")
     assert persisted.stdout.split()[-1] == "yes", persisted.stdout
 
+
+
+@pytest.mark.browser
+def test_a_student_journey_in_a_browser_through_the_tls_proxy(stack, chromium):
+    """Chromium through the TLS proxy: sign in, step through the article's first visualisation
+    (the stack's static files), run the playground (on a worker) and submit the solution in
+    the exercise's editor, watching the verdict arrive."""
+    username, password = "lin", "a-long-password-lin-1"
+    made = stack.run("exec", "-T", "web", "python", "manage.py", "shell", "-c",
+                     "from accounts.models import User; "
+                     f"User.objects.create_user({username!r}, password={password!r}, role='student')")
+    assert made.returncode == 0, made.stderr
+    context = chromium.new_context(locale="en-US", ignore_https_errors=True)  # the test's own certificate
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(f"{stack.site}/login/")
+        page.get_by_label("Username").fill(username)
+        page.get_by_label("Password").fill(password)
+        page.get_by_role("button", name="Log in").click()
+        expect(page.get_by_role("heading", name="Exercises")).to_be_visible()
+
+        page.goto(f"{stack.site}/lessons/the-article-demos/")
+        step_static_vs_dynamic(page)
+
+        page.goto(f"{stack.site}/lessons/playground/")
+        form = page.locator("#playground")
+        form.get_by_role("button", name="Run").click()  # the example program, as the page offers it
+        expect(form.locator(".run-bar")).to_have_attribute("data-state", "done", timeout=180_000)
+        expect(form.locator(".run-output")).to_have_text("y = 15.0  dy/dx = 8.0")
+
+        page.goto(f"{stack.site}/exercises/{EXERCISE}/")
+        write_code(page, SOLUTION)
+        page.get_by_role("button", name="Submit").click()
+        expect(page).to_have_url(re.compile(r"/submissions/\d+/$"))
+        expect(page.locator("#verdict")).to_have_attribute("data-kind", "ACCEPTED", timeout=300_000)
+        assert not errors, errors
+    finally:
+        context.close()
 
 def student_client(stack: Stack, username: str) -> Client:
     """A new student, logged in through the TLS proxy."""
