@@ -2,6 +2,7 @@
 proxies it can cut between the workers and PostgreSQL or the Docker engine."""
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
@@ -291,16 +292,31 @@ class VirtualHosts:
         assert done.returncode == 0, f"ip {' '.join(args)}: {done.stderr}"
 
 
+# Where DockerEngine keeps its images between runs (deploy/build.sh keeps its wheels beside it).
+ENGINE_CACHE = Path(os.environ.get("GRAPHDOJO_CACHE", "/var/cache/graphdojo")) / "test-dockerd"
+
+
 class DockerEngine:
     """A dockerd of the test's own: its socket, data and state in a folder of its own, so that a
     test can restart an engine without stopping the containers of everyone else on the machine.
-    It starts empty; ``copy_image`` brings it an image from the machine's engine. Needs root
-    and iproute2."""
+    ``copy_image`` brings it an image from the machine's engine. Its images are kept between
+    runs in ``cache`` (a gigabyte for the sandbox image, copied again only when the machine's
+    image changed) when no other test's engine holds it; else they live and die with it.
+    Needs root and iproute2."""
 
-    def __init__(self):
+    def __init__(self, cache: Path = ENGINE_CACHE):
         # Short paths: containerd's sockets live under the exec root (a Unix socket path holds
         # 107 bytes).
         self.root = Path(tempfile.mkdtemp(prefix="gdd-", dir="/tmp"))
+        self.data = self.root / "data"
+        self._cache_lock = None
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            lock = open(cache / "lock", "w")
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._cache_lock, self.data = lock, cache / "data"
+        except OSError:  # another engine holds the cache, or it cannot be written: a data root of our own
+            pass
         self.socket = self.root / "docker.sock"
         self.url = f"unix://{self.socket}"
         (self.root / "daemon.json").write_text("{}")  # not the machine's: no hosts or data root of its own
@@ -314,7 +330,7 @@ class DockerEngine:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        argv = ["dockerd", "--data-root", str(self.root / "data"), "--exec-root", str(self.root / "x"),
+        argv = ["dockerd", "--data-root", str(self.data), "--exec-root", str(self.root / "x"),
                 "--host", self.url, "--pidfile", str(self.root / "docker.pid"),
                 "--config-file", str(self.root / "daemon.json"),
                 # Sandboxes have no network; nothing of the machine's firewall is touched.
@@ -328,6 +344,14 @@ class DockerEngine:
         return subprocess.run(["docker", "-H", self.url, "version"], capture_output=True, timeout=30).returncode == 0
 
     def copy_image(self, image: str) -> None:
+        """``image`` as the machine's engine has it now (copied unless the cache has that one)."""
+        def image_id(*host: str) -> str:
+            return subprocess.run(["docker", *host, "image", "inspect", "-f", "{{.Id}}", image],
+                                  capture_output=True, text=True, timeout=60).stdout.strip()
+
+        if image_id() and image_id("-H", self.url) == image_id():
+            return
+        subprocess.run(["docker", "-H", self.url, "image", "prune", "-af"], capture_output=True, timeout=300)
         saved = subprocess.Popen(["docker", "save", image], stdout=subprocess.PIPE)
         loaded = subprocess.run(["docker", "-H", self.url, "load", "-q"], stdin=saved.stdout, capture_output=True,
                                 text=True, timeout=600)
@@ -358,6 +382,8 @@ class DockerEngine:
         for mount in reversed([m for m in mounts if m.startswith(f"{self.root}/")]):
             subprocess.run(["umount", "-l", mount], capture_output=True)
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
-        # A copy of the sandbox image is a gigabyte of layers: removed in the background, so that
-        # the next test need not wait for the disk.
+        if self._cache_lock:
+            self._cache_lock.close()  # the images stay for the next run
+        # An image copied here is a gigabyte of layers: removed in the background, so that the
+        # next test need not wait for the disk.
         subprocess.Popen(["rm", "-rf", str(self.root)], start_new_session=True)
