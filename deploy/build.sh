@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build the images of docker-compose.yml with no registry (`make stack-images`): the web and
-# worker image from the offline Debian base and a wheelhouse made here, and PostgreSQL and
-# Redis from Debian's packages on the same base. Docker's layer cache makes a rebuild with
-# unchanged dependencies a matter of seconds. Then:
+# worker image from the offline Debian base and a wheelhouse made here, and PostgreSQL, Redis
+# and the TLS proxy's nginx (deploy/tls) from Debian's packages on the same base. Docker's
+# layer cache makes a rebuild with unchanged dependencies a matter of seconds. Then:
 #   GRAPHDOJO_POSTGRES_IMAGE=graphdojo-postgres:offline GRAPHDOJO_REDIS_IMAGE=graphdojo-redis:offline \
 #   docker-compose up
 # Needs the base from `make image` (graphdojo-base:bookworm).
@@ -39,7 +39,8 @@ find "$here/wheelhouse" -mindepth 1 ! -name README -delete
 cp -al "$wheelhouse"/. "$here/wheelhouse/" 2>/dev/null || cp -a "$wheelhouse"/. "$here/wheelhouse/"
 trap 'find "$here/wheelhouse" -mindepth 1 ! -name README -delete' EXIT
 
-echo "building $WEB_IMAGE, graphdojo-postgres:offline and graphdojo-redis:offline from $BASE"
+echo "building $WEB_IMAGE, graphdojo-postgres:offline, graphdojo-redis:offline and graphdojo-proxy:offline from $BASE"
 docker build -q --build-arg "BASE=$BASE" --build-arg PIP_ARGS=--no-index -t "$WEB_IMAGE" "$root" >/dev/null
 docker build -q --build-arg "BASE=$BASE" -t graphdojo-postgres:offline "$here/postgres" >/dev/null
 docker build -q --build-arg "BASE=$BASE" -t graphdojo-redis:offline "$here/redis" >/dev/null
+docker build -q --build-arg "BASE=$BASE" -t graphdojo-proxy:offline "$here/tls" >/dev/null

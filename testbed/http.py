@@ -1,8 +1,10 @@
 """A small HTTP client for tests against a real server: keeps cookies itself (Secure ones
-too, since a test behind a pretend TLS proxy speaks plain HTTP) and reads CSRF tokens."""
+too, since a test behind a pretend TLS proxy speaks plain HTTP), reads CSRF tokens, and
+speaks HTTPS to a site whose certificate the test made."""
 from __future__ import annotations
 
 import re
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -15,18 +17,19 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 class Client:
-    def __init__(self, base_url: str, headers: dict[str, str] | None = None):
+    def __init__(self, base_url: str, headers: dict[str, str] | None = None, tls: ssl.SSLContext | None = None):
+        """``tls``: the context that trusts the site's certificate, for an https:// ``base_url``."""
         self.base_url = base_url.rstrip("/")
         self.headers = headers or {}
         self.cookies: dict[str, str] = {}
-        self._opener = urllib.request.build_opener(_NoRedirect)
+        self._opener = urllib.request.build_opener(_NoRedirect, urllib.request.HTTPSHandler(context=tls))
 
     def request(self, method: str, path: str, data: dict | bytes | None = None,
                 content_type: str = "application/x-www-form-urlencoded") -> tuple[int, dict, str]:
         body = urllib.parse.urlencode(data).encode() if isinstance(data, dict) else data
         request = urllib.request.Request(self.base_url + path, data=body, method=method)
-        # Behind a pretend TLS proxy, Django wants the Referer of an HTTPS page of this site.
-        scheme = self.headers.get("X-Forwarded-Proto", "http")
+        # Over HTTPS (or behind a pretend TLS proxy), Django wants the Referer of an HTTPS page of this site.
+        scheme = self.headers.get("X-Forwarded-Proto", self.base_url.split("://", 1)[0])
         referer = scheme + "://" + self.base_url.split("://", 1)[1] + "/"
         for name, value in {**self.headers, "Referer": referer}.items():
             request.add_header(name, value)

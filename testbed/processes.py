@@ -2,12 +2,14 @@
 proxies it can cut between the workers and PostgreSQL or the Docker engine."""
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -184,6 +186,7 @@ class Worker:
         assert self.process.poll() is None, self.log_path.read_text()[-3000:]
 
     def pool_children(self) -> list[int]:
+        """Every child of the worker: its pool's processes, and beat where it runs inside."""
         return _children(self.process.pid)
 
     def kill_all(self) -> None:
@@ -192,8 +195,16 @@ class Worker:
         self.process.wait(30)
 
     def kill_pool_child(self) -> None:
-        """kill -9 of the pool child only, as the OOM killer does."""
-        for child in self.pool_children():
+        """kill -9 of the pool's processes only, as the OOM killer does. The worker names them
+        (an embedded beat is a child of the worker too, and must live on)."""
+        from config.celery import app  # the test process's app, pointed at the site's broker
+
+        hostname = f"{self.name}@{socket.gethostname()}"
+        stats = app.control.inspect(destination=[hostname], timeout=10).stats() or {}
+        assert hostname in stats, f"worker {hostname} did not answer: {stats}"
+        processes = stats[hostname]["pool"]["processes"]
+        assert processes and set(processes) <= set(self.pool_children()), processes
+        for child in processes:
             os.kill(child, signal.SIGKILL)
 
     def cold_shutdown(self) -> None:
@@ -279,3 +290,100 @@ class VirtualHosts:
     def _ip(*args: str) -> None:
         done = subprocess.run(["ip", *args], capture_output=True, text=True)
         assert done.returncode == 0, f"ip {' '.join(args)}: {done.stderr}"
+
+
+# Where DockerEngine keeps its images between runs (deploy/build.sh keeps its wheels beside it).
+ENGINE_CACHE = Path(os.environ.get("GRAPHDOJO_CACHE", "/var/cache/graphdojo")) / "test-dockerd"
+
+
+class DockerEngine:
+    """A dockerd of the test's own: its socket, data and state in a folder of its own, so that a
+    test can restart an engine without stopping the containers of everyone else on the machine.
+    ``copy_image`` brings it an image from the machine's engine. Its images are kept between
+    runs in ``cache`` (a gigabyte for the sandbox image, copied again only when the machine's
+    image changed) when no other test's engine holds it; else they live and die with it.
+    Needs root and iproute2."""
+
+    def __init__(self, cache: Path = ENGINE_CACHE):
+        # Short paths: containerd's sockets live under the exec root (a Unix socket path holds
+        # 107 bytes).
+        self.root = Path(tempfile.mkdtemp(prefix="gdd-", dir="/tmp"))
+        self.data = self.root / "data"
+        self._cache_lock = None
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            lock = open(cache / "lock", "w")
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._cache_lock, self.data = lock, cache / "data"
+        except OSError:  # another engine holds the cache, or it cannot be written: a data root of our own
+            pass
+        self.socket = self.root / "docker.sock"
+        self.url = f"unix://{self.socket}"
+        (self.root / "daemon.json").write_text("{}")  # not the machine's: no hosts or data root of its own
+        # A bridge of its own, made here. Never `--bridge none`: a dockerd started so deletes
+        # the machine's docker0, which the machine's engine needs for every other container.
+        tag = os.getpid() % 100000
+        self.bridge = f"gddbr{tag}"
+        done = subprocess.run(["ip", "link", "add", self.bridge, "type", "bridge"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        subprocess.run(["ip", "addr", "add", f"10.202.{tag % 250}.1/24", "dev", self.bridge], check=True)
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        argv = ["dockerd", "--data-root", str(self.data), "--exec-root", str(self.root / "x"),
+                "--host", self.url, "--pidfile", str(self.root / "docker.pid"),
+                "--config-file", str(self.root / "daemon.json"),
+                # Sandboxes have no network; nothing of the machine's firewall is touched.
+                "--bridge", self.bridge, "--iptables=false", "--ip6tables=false", "--ip-masq=false"]
+        with open(self.root / "dockerd.log", "a") as log:
+            self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for(lambda: self.answers() or self.process.poll() is not None, 60, "the test's own dockerd")
+        assert self.process.poll() is None, (self.root / "dockerd.log").read_text()[-3000:]
+
+    def answers(self) -> bool:
+        return subprocess.run(["docker", "-H", self.url, "version"], capture_output=True, timeout=30).returncode == 0
+
+    def copy_image(self, image: str) -> None:
+        """``image`` as the machine's engine has it now (copied unless the cache has that one)."""
+        def image_id(*host: str) -> str:
+            return subprocess.run(["docker", *host, "image", "inspect", "-f", "{{.Id}}", image],
+                                  capture_output=True, text=True, timeout=60).stdout.strip()
+
+        if image_id() and image_id("-H", self.url) == image_id():
+            return
+        subprocess.run(["docker", "-H", self.url, "image", "prune", "-af"], capture_output=True, timeout=300)
+        saved = subprocess.Popen(["docker", "save", image], stdout=subprocess.PIPE)
+        loaded = subprocess.run(["docker", "-H", self.url, "load", "-q"], stdin=saved.stdout, capture_output=True,
+                                text=True, timeout=600)
+        saved.stdout.close()
+        assert saved.wait(60) == 0 and loaded.returncode == 0, loaded.stderr
+
+    def stop(self) -> None:
+        """As an operator's restart stops it: SIGTERM, dockerd stops its containers and exits."""
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(90)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(30)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def close(self) -> None:
+        self.stop()
+        if self.process and _group_alive(self.process.pid):  # its containerd and shims
+            os.killpg(self.process.pid, signal.SIGKILL)
+        # Whatever a killed daemon left mounted is unmounted first: removing the folder must
+        # never reach through a mount.
+        mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
+        for mount in reversed([m for m in mounts if m.startswith(f"{self.root}/")]):
+            subprocess.run(["umount", "-l", mount], capture_output=True)
+        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
+        if self._cache_lock:
+            self._cache_lock.close()  # the images stay for the next run
+        # An image copied here is a gigabyte of layers: removed in the background, so that the
+        # next test need not wait for the disk.
+        subprocess.Popen(["rm", "-rf", str(self.root)], start_new_session=True)

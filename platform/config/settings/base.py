@@ -80,9 +80,12 @@ TEMPLATES = [
     },
 ]
 
+# Connections are kept a minute, and checked before a request or a task reuses one: after a
+# PostgreSQL restart a kept connection is dead, and without the check the first page each
+# gunicorn worker serves would be a 500 (tests/platform/operations/test_compose.py).
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"), conn_max_age=60
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"), conn_max_age=60, conn_health_checks=True
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):

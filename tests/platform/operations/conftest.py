@@ -13,6 +13,7 @@ import pytest
 
 from testbed.exercises import SOLUTION, tiny_content
 from testbed.processes import ROOT, Proxy, RedisServer, Worker, wait_for
+from tests.conftest import require
 
 # Small times so a test recovers in seconds; their order is what production keeps.
 SHORTENED_TIMES = {
@@ -36,7 +37,8 @@ def slow_solution(seconds: float) -> str:
 class GradingSite:
     """Everything a fault test needs to run, break and check one grading deployment."""
 
-    def __init__(self, tmp_path: Path, database: dict, sandbox_backend: str, settings, shortened_times: bool = True):
+    def __init__(self, tmp_path: Path, database: dict, sandbox_backend: str, settings=None,
+                 shortened_times: bool = True):
         self.tmp = tmp_path
         self.redis = RedisServer(tmp_path)
         self.redis.start()
@@ -60,6 +62,12 @@ class GradingSite:
             self.env = {k: v for k, v in self.env.items() if k not in SHORTENED_TIMES}
         self.workers: list[Worker] = []
         self.settings = settings
+        if settings is not None:
+            self._point_this_process_at_the_site()
+
+    def serve_this_test(self, settings) -> None:
+        """A site shared by a module's tests: this test's submits and settings go to it."""
+        self.settings = settings
         self._point_this_process_at_the_site()
 
     def _point_this_process_at_the_site(self) -> None:
@@ -78,6 +86,11 @@ class GradingSite:
         worker.start()
         self.workers.append(worker)
         return worker
+
+    @property
+    def running_worker(self) -> Worker:
+        """The worker a shared site's test finds serving (the latest one started that lives)."""
+        return next(w for w in reversed(self.workers) if w.process and w.process.poll() is None)
 
     def submit(self, user, slug: str = "tiny-answer", code: str = SOLUTION):
         """What the submit view does: the service, its transaction and the publish on commit."""
@@ -147,9 +160,41 @@ def grading_site(tiny_exercises, tmp_path, settings, requires):
     yield from _grading_site(tmp_path, settings, requires, shortened_times=True)
 
 
+@pytest.fixture(scope="module")
+def shared_default_site(tmp_path_factory):
+    """A grading site with the times production runs with (nothing shortened for the test),
+    its Redis, database proxy and worker (beat inside, as `manage.py serve` runs it) started
+    once for the module: a worker's start is most of what a fault test costs besides the fault.
+    Its tests leave it whole (a killed pool child is replaced by Celery; a test that kills the
+    whole worker starts the next one, which stays)."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    require("PostgreSQL", database["ENGINE"].endswith("postgresql"), "set DATABASE_URL=postgres://…")
+    require("redis-server", bool(os.popen("command -v redis-server").read()), "apt-get install redis-server")
+    tmp_path = tmp_path_factory.mktemp("site")
+    site = GradingSite(tmp_path, database, "local", shortened_times=False)
+    try:
+        site.worker("shared", beat=True)
+        yield site
+    finally:
+        site.close()
+        print_logs(tmp_path)
+
+
 @pytest.fixture
-def default_grading_site(tiny_exercises, tmp_path, settings, requires):
-    """A grading site with the times production runs with: nothing shortened for the test."""
+def default_grading_site(tiny_exercises, shared_default_site, settings):
+    """The module's default-configuration site, serving this test (its own exercises and student)."""
+    shared_default_site.serve_this_test(settings)
+    worker = shared_default_site.running_worker
+    assert len(worker.pool_children()) == 2, "the shared worker lost its pool process or its beat"
+    return shared_default_site
+
+
+@pytest.fixture
+def own_default_grading_site(tiny_exercises, tmp_path, settings, requires):
+    """A default-configuration site of the test's own, for a test whose worker is unlike the
+    shared one (another sandbox backend)."""
     yield from _grading_site(tmp_path, settings, requires, shortened_times=False)
 
 
@@ -162,11 +207,16 @@ def _grading_site(tmp_path, settings, requires, shortened_times: bool):
         yield site
     finally:
         site.close()
-        for log in sorted(tmp_path.glob("*.log")):  # the sweep's routine lines left out
-            lines = [line for line in log.read_text().splitlines()
-                     if "sweep_submissions" not in line
-                     or "'reclaimed': 0, 'resent': 0" not in line and "received" not in line]
-            print(f"--- {log.name}\n" + "\n".join(line for line in lines if "Sending due task" not in line)[-6000:])
+        print_logs(tmp_path)
+
+
+def print_logs(tmp_path: Path) -> None:
+    """The workers' logs, for a failed test's report; the sweep's routine lines left out."""
+    for log in sorted(tmp_path.glob("*.log")):
+        lines = [line for line in log.read_text().splitlines()
+                 if "sweep_submissions" not in line
+                 or "'reclaimed': 0, 'resent': 0" not in line and "received" not in line]
+        print(f"--- {log.name}\n" + "\n".join(line for line in lines if "Sending due task" not in line)[-6000:])
 
 
 @pytest.fixture

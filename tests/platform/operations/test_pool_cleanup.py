@@ -29,27 +29,32 @@ def containers_of(pids: set[int]) -> list[str]:
         client.close()
 
 
-def warm_worker(site, student, name: str):
-    """A Docker worker with a warm pool of one, after one grading (the pool starts with the first)."""
-    worker = site.worker(name, SANDBOX_BACKEND="docker", SANDBOX_POOL_SIZE="1")
+def docker_worker(site, name: str):
+    return site.worker(name, SANDBOX_BACKEND="docker", SANDBOX_POOL_SIZE="1")
+
+
+def warm_up(site, student, worker) -> set[int]:
+    """The worker's processes, once one grading started its warm pool of one (the pool starts
+    with the first) and the pool holds a container."""
     ids = [site.submit(student).id]
     site.wait_all_finished(ids, timeout=180)
     pids = {worker.process.pid, *worker.pool_children()}
-    wait_for(lambda: containers_of(pids), 60, f"worker {name}'s warm pool to start a container")
-    return worker, pids
+    wait_for(lambda: containers_of(pids), 60, f"worker {worker.name}'s warm pool to start a container")
+    return pids
 
 
-def test_a_stopping_worker_removes_its_pooled_containers(grading_site, student, requires):
+def test_a_starting_worker_removes_what_a_killed_one_left_and_a_stopping_one_its_own(grading_site, student,
+                                                                                    requires):
+    """Both ends of a pool's life on one site (each worker's start and first grading is most of
+    what this costs): kill -9 leaves containers that the next worker's start removes; that
+    worker, warm in turn, removes its own when it stops."""
     requires("Docker engine", docker_is_up(), "bash sandbox/image/ci-setup.sh")
-    worker, pids = warm_worker(grading_site, student, "stopping")
-    worker.stop()  # SIGTERM: Celery's warm shutdown
-    assert containers_of(pids) == []
-
-
-def test_a_starting_worker_removes_what_a_killed_one_left(grading_site, student, requires):
-    requires("Docker engine", docker_is_up(), "bash sandbox/image/ci-setup.sh")
-    killed, pids = warm_worker(grading_site, student, "killed")
+    killed = docker_worker(grading_site, "killed")
+    killed_pids = warm_up(grading_site, student, killed)
     killed.kill_all()  # kill -9: no shutdown handler runs
-    assert containers_of(pids), "a killed worker's pooled containers outlive it until someone removes them"
-    grading_site.worker("next", SANDBOX_BACKEND="docker", SANDBOX_POOL_SIZE="1")
-    assert containers_of(pids) == []
+    assert containers_of(killed_pids), "a killed worker's pooled containers outlive it until someone removes them"
+    stopping = docker_worker(grading_site, "next")
+    assert containers_of(killed_pids) == [], "the next worker's start left the killed one's containers"
+    stopping_pids = warm_up(grading_site, student, stopping)
+    stopping.stop()  # SIGTERM: Celery's warm shutdown
+    assert containers_of(stopping_pids) == [], "a stopping worker left its pooled containers"
