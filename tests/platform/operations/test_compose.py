@@ -252,7 +252,7 @@ def submissions_of(run, username: str) -> list[int]:
 def stored_verdicts(run) -> Counter:
     """How many times each submission's verdict was stored, from the grading workers' logs."""
     logs = run("logs", "--no-color", "worker")
-    return Counter(int(n) for n in re.findall(r"submission=(\d+) .*verdict stored", logs.stdout + logs.stderr))
+    return Counter(int(n) for n in re.findall(r"submission (\d+): stored (?:graded|failed)", logs.stdout + logs.stderr))
 
 
 def in_flight(client: Client, details: list[str]) -> None:

@@ -35,7 +35,7 @@ def test_only_workers_reach_the_docker_engine():
 
 def test_every_celery_process_logs_its_events():
     """Celery's own default level (WARNING) would drop the settings' one line per event, the
-    "verdict stored" an operator (and test_compose.py) reads."""
+    "submission N: stored graded" an operator (and test_compose.py) reads."""
     services = compose()["services"]
     celery = {name: service["command"] for name, service in services.items() if "celery" in service.get("command", "")}
     assert sorted(celery) == ["gpu-worker", "scheduler", "worker"]
