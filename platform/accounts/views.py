@@ -33,13 +33,15 @@ def signup(request):
 
 
 @login_required
-def profile(request):
+def profile(request, template_name: str = "accounts/profile.html", extra_context: dict | None = None):
+    """The account's settings; an app above accounts may show more under them (progress.views)."""
     form = BoardIdentityForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
         messages.success(request, _("Saved."))
         return redirect("accounts:profile")
-    return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)
+    context = {"form": form, **(extra_context or {})}
+    return render(request, template_name, context, status=400 if form.errors else 200)
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):

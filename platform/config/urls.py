@@ -4,6 +4,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from operations.login import ThrottledLoginView, ThrottledPasswordChangeView
+from progress.views import account
 
 urlpatterns = [
     # The admin's own login form has no brake: staff log in through the site's braked one.
@@ -16,6 +17,8 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     # The change form asks for the current password: braked like the login (before accounts.urls, same name).
     path("accounts/password/", ThrottledPasswordChangeView.as_view()),
+    # The account page adds the student's record, which accounts cannot read (before accounts.urls, same name).
+    path("accounts/profile/", account),
     path("accounts/", include("accounts.urls")),
     path("courses/", include("courses.urls")),
     path("boards/", include("leaderboards.urls")),

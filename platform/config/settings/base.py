@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "leaderboards",
     "operations",
     "similarity",
+    "progress",
 ]
 
 MIDDLEWARE = [
