@@ -53,6 +53,9 @@ class PerfCase:
     baseline_s: float | None
     n: int
     raw: dict[str, Any]
+    # The grading's, shared by its cases: the machine they were timed on and how busy it was.
+    host: dict[str, Any] = dataclasses.field(default_factory=dict)
+    host_load: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def scale(self) -> float:
         """The right end of the chart's axis, in ratio units."""
@@ -258,6 +261,8 @@ def _headline(
 
 def _perf(perf: Any, titles: Titles) -> list[PerfCase]:
     cases = perf.get("cases") if isinstance(perf, dict) else None
+    host = perf.get("host") if isinstance(perf, dict) and isinstance(perf.get("host"), dict) else {}
+    host_load = perf.get("host_load") if isinstance(perf, dict) and isinstance(perf.get("host_load"), dict) else {}
     out = []
     for case in cases or []:
         if not isinstance(case, dict) or "at_most" not in case:
@@ -275,6 +280,8 @@ def _perf(perf: Any, titles: Titles) -> list[PerfCase]:
                 baseline_s=case.get("baseline_median_s"),
                 n=int(case.get("n") or 0),
                 raw=case,
+                host=host,
+                host_load=host_load,
             )
         )
     return out
