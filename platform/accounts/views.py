@@ -1,8 +1,10 @@
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -33,7 +35,9 @@ def signup(request):
 
 
 @login_required
-def profile(request, template_name: str = "accounts/profile.html", extra_context: dict | None = None):
+def profile(
+    request: HttpRequest, template_name: str = "accounts/profile.html", extra_context: dict[str, Any] | None = None
+) -> HttpResponse:
     """The account's settings; an app above accounts may show more under them (progress.views)."""
     form = BoardIdentityForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():

@@ -259,10 +259,16 @@ def _headline(
     return score + gettext(": ") + gettext(", ").join(parts) + gettext(".")
 
 
+def _table(perf: Any, key: str) -> dict[str, Any]:
+    """``perf[key]`` when it is a table (a verdict stored before it existed has none)."""
+    value = perf.get(key) if isinstance(perf, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
 def _perf(perf: Any, titles: Titles) -> list[PerfCase]:
     cases = perf.get("cases") if isinstance(perf, dict) else None
-    host = perf.get("host") if isinstance(perf, dict) and isinstance(perf.get("host"), dict) else {}
-    host_load = perf.get("host_load") if isinstance(perf, dict) and isinstance(perf.get("host_load"), dict) else {}
+    host = _table(perf, "host")
+    host_load = _table(perf, "host_load")
     out = []
     for case in cases or []:
         if not isinstance(case, dict) or "at_most" not in case:

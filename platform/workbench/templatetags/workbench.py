@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from workbench import messages
+from workbench.selectors import hints_of
 from workbench.verdicts import VerdictView, verdict_view
 
 register = template.Library()
@@ -157,3 +158,10 @@ def perf_words(case: Any) -> PerfWords:
         needed=needed,
         details=details,
     )
+
+
+@register.inclusion_tag("workbench/_hints.html", takes_context=True)
+def exercise_hints(context: template.Context, exercise: Any) -> dict[str, Any]:
+    """The exercise's hints box: those the student opened, and a button for the next."""
+    request = context["request"]
+    return {"hints": hints_of(request.user, exercise), "exercise": exercise, "csrf_token": context.get("csrf_token")}
