@@ -162,3 +162,24 @@ def test_the_verdict_says_which_machine_timed_it(live_server, chromium, day, lan
         at_both_widths(page, f"{language}-verdict-machine")
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_hints_open_one_at_a_time_on_the_exercise_page(live_server, chromium, day, language):
+    ada = make.user("ada")
+    page = signed_in(chromium, live_server.url, ada, language)
+    try:
+        page.goto(f"{live_server.url}/exercises/{SLUG}/")
+        hints = page.locator("#hints")
+        expect(hints.locator("li")).to_have_count(0)
+        hints.locator("#next-hint").click()
+        expect(hints.locator("li")).to_have_count(1)  # swapped in place, no reload
+        expect(hints.locator("li").first).to_contain_text("topological sort" if language == "en" else "拓扑排序")
+        hints.locator("#next-hint").click()
+        expect(hints.locator("li")).to_have_count(2)
+        at_both_widths(page, f"{language}-exercise-hints")
+        hints.locator("#next-hint").click()
+        expect(hints.locator(".note")).to_have_text("That was the last hint." if language == "en" else "这已经是最后一条提示。")
+        assert list(ada.hint_reveals.values_list("number", flat=True)) == [1, 2, 3]
+    finally:
+        page.context.close()
