@@ -33,7 +33,7 @@ test: venv
 
 # Types and lint (configured in pyproject.toml); .ci/run runs it before the tests.
 # Each source root is added here with its settings there (grader/ and sandbox/ are strict).
-LINTED := platform tests/platform grader sandbox
+LINTED := platform tests/platform grader sandbox testbed
 TYPED := platform grader sandbox
 check: venv
 	$(PY) -m ruff check $(LINTED)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # so `python bench/bench_engines.py` works as well as `python -m bench`
@@ -184,8 +185,6 @@ OPS_PER_CALL = 40
 
 
 def bench_dispatch() -> dict[str, Any]:
-    import torch
-
     rng = np.random.default_rng(SEED)
     a0, b0 = rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32)
     ours_a, ours_b = tensor(a0, requires_grad=True), tensor(b0, requires_grad=True)
@@ -209,8 +208,6 @@ def bench_dispatch() -> dict[str, Any]:
 
 def torch_anchor() -> dict[str, Any]:
     """torch eager vs torch.compile on the same MLP; runs in a child process (see main)."""
-    import torch
-
     x, y, params = mlp_data()
     xt, yt = torch.tensor(x), torch.tensor(y)
     leaves = [(torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True)) for w, b in params]

@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from urllib.parse import urlparse
 
-from tests.platform.operations.conftest import SOLUTION, tiny_content
-from tests.platform.operations.http import Client
-from tests.platform.operations.processes import ROOT, RedisServer, Worker, free_port, wait_for
+from testbed.exercises import SOLUTION, tiny_content
+from testbed.http import Client
+from testbed.processes import ROOT, RedisServer, Worker, free_port, wait_for
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SUBMISSIONS = int(os.environ.get("BENCH_GRADING_SUBMISSIONS", "200"))

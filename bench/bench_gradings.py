@@ -37,7 +37,7 @@ from grader.contract import Kind
 from grader.host.pipeline import grade, sandbox_limits
 from grader.host.spec import ExerciseSpec, load_exercise
 from sandbox import docker_available, get_sandbox
-from tests.grader.factories import make_exercise
+from testbed.exercises import make_exercise
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,6 +21,8 @@ import time
 import uuid
 from pathlib import Path
 
+import docker
+
 from sandbox import Limits, SandboxUnavailable, docker_available, get_sandbox
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -86,8 +88,6 @@ def sustained_runs_per_minute(sandbox, seconds: float) -> tuple[float, int, int]
 
 def containers_left_after_mixed_runs(runs: int) -> tuple[int, dict[str, int]]:
     """Run honest and hostile programs through a pooled sandbox; count its containers left."""
-    import docker
-
     tag = uuid.uuid4().hex
     sandbox = get_sandbox("docker", pool_size=2, pool_limits=LIMITS, labels={"graphdojo.bench": tag})
     statuses: dict[str, int] = {}

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from grader.host import SandboxUnavailable, SpecError, get_sandbox, grade, load_exercise
 from grader.host.verdict import Verdict
 
 EXIT_PLATFORM_FAILED = 3
@@ -35,14 +36,6 @@ def main(argv: list[str] | None = None) -> int:
         help="run without bubblewrap on a development machine (the student's code is NOT isolated)",
     )
     args = parser.parse_args(argv)
-
-    from grader.host import (
-        SandboxUnavailable,
-        SpecError,
-        get_sandbox,
-        grade,
-        load_exercise,
-    )
 
     try:
         exercise = load_exercise(args.exercise)

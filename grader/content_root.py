@@ -1,6 +1,6 @@
 """The content root (``exercises/``) as every reader of it sees it: where coding exercises
 live, which folders and files are not content, how a folder is fingerprinted, and the
-languages and difficulties that every exercise, quiz bank and interview template uses.
+difficulties that every exercise, quiz bank and interview template uses.
 
 Standard library only. The exercise specs, the quiz banks, the validator and the Django
 catalog all read the content root through this module, so they agree on what is in it.
@@ -11,7 +11,6 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-LANGUAGES = ("en", "zh-hans")
 DIFFICULTIES = ("easy", "medium", "hard")
 CODING_DIR = "coding"
 QUIZZES_DIR = "quizzes"

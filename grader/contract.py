@@ -70,7 +70,9 @@ class Kind(enum.StrEnum):
     INTERNAL_ERROR = "INTERNAL_ERROR"  # a platform fault: retried, never charged to the student
 
 
-LANGUAGES = ("en", "zh-hans")  # every text a check writes for the student comes in each of these
+# The site's languages, defined here alone: the judge writes in them, the content is written in
+# them, and the platform shows them (this module ships in every bundle, so all can import it).
+LANGUAGES = ("en", "zh-hans")
 Localized = dict[str, str]  # language -> text, for every language of LANGUAGES
 # A parameter is a value (a string or a number, shown as data), a Localized text (a check's own
 # words), or a message of its own, {"message_id": ..., "message_params": {...}} whose parameters

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from grader.contract import LANGUAGES
+
 GLOSSARY_FILE = "glossary.toml"
-LANGUAGES = ("en", "zh-hans")
 _FENCE = re.compile(r"```.*?```", re.S)
 _SPAN = re.compile(r"`[^`\n]*`")
 

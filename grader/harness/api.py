@@ -104,8 +104,9 @@ def run_in(program: Any, function: Fn, *args: Any) -> Any:
     """Run ``function(*args)`` inside ``program``'s process, e.g. to inspect a student's object
     (``run_in(student, fn("lambda g: len(g._plan)"), graph)``). Plain data comes back.
 
-    Structural facts measured this way come from the student's own process; prefer
-    ``peak_memory_bytes`` and outputs for anything a verdict hinges on.
+    Structural facts measured this way come from the student's own process, which can forge
+    them; prefer ``peak_memory_bytes``, outputs, and for "one graph" the captured graph that
+    grader.harness.graphs runs on the trusted side, for anything a verdict hinges on.
     """
     return program._program.call(None, None, (function, *args), {})
 

@@ -80,7 +80,7 @@ EFBIG = 27  # errno "File too large": RLIMIT_FSIZE, which Python meets as an OSE
 
 
 @dataclasses.dataclass
-class Outcome:
+class CaseOutcome:
     """How one case ended, before it becomes a row of the result."""
 
     passed: bool
@@ -214,7 +214,7 @@ class Judge:
             if stopped is not None:
                 outcome = stopped
             elif case.is_perf and correctness_failed:
-                outcome = Outcome(False, "WRONG_ANSWER", Message("not_run.correctness_failed"))
+                outcome = CaseOutcome(False, "WRONG_ANSWER", Message("not_run.correctness_failed"))
             else:
                 if not case.visible and not self.hidden_started:
                     # From here on nothing the student prints is kept: it could hold hidden inputs.
@@ -224,14 +224,14 @@ class Judge:
                 outcome = self._run_perf(case) if case.is_perf else self._run_check(case)
                 correctness_failed |= not outcome.passed and not case.is_perf
                 if self._printed_too_much():
-                    outcome = stopped = Outcome(
+                    outcome = stopped = CaseOutcome(
                         False, "OUTPUT_LIMIT", Message("stop.output_limit", limit=int(self.limits["output_bytes"])))
                     self.student.stop()
             rows.append(_row(case, outcome))
         self.student.stop()
         return rows
 
-    def _load_student(self) -> Outcome | None:
+    def _load_student(self) -> CaseOutcome | None:
         """None when the student's module loaded; otherwise how every case ends.
 
         A limit hit while loading is named as that limit: a MemoryError (RLIMIT_DATA) is
@@ -240,7 +240,7 @@ class Judge:
         """
         refused = rules.refusal(self._student_source(), self.rules)
         if refused is not None:
-            return Outcome(False, "WRONG_ANSWER", refused)
+            return CaseOutcome(False, "WRONG_ANSWER", refused)
         try:
             self.student.start(self.student.call_timeout())
             if self._printed_too_much():
@@ -251,26 +251,26 @@ class Judge:
             if getattr(error, "syntax", False):
                 note = f"SyntaxError: {error.message}"
                 self.notes.append(note)
-                return Outcome(False, "SYNTAX_ERROR", Message("not_run.syntax_error", error=note), line=error.line)
+                return CaseOutcome(False, "SYNTAX_ERROR", Message("not_run.syntax_error", error=note), line=error.line)
             note = _traceback_text(error)
             self.notes.append(note)
             refused = rules.refused_import(error.type_name, error.message, self.rules)
             if refused is not None:
-                return Outcome(False, "WRONG_ANSWER", refused)
+                return CaseOutcome(False, "WRONG_ANSWER", refused)
             if error.type_name == "MemoryError":
-                return Outcome(
+                return CaseOutcome(
                     False, "MEMORY_LIMIT", Message("not_run.stopped", reason=Message("stop.memory_limit"), error=note),
                     line=error.line)
             if getattr(error, "errno", None) == EFBIG:
                 limit = Message("stop.file_too_large", limit=FILE_SIZE_LIMIT)
-                return Outcome(
+                return CaseOutcome(
                     False, "OUTPUT_LIMIT", Message("not_run.stopped", reason=limit, error=note), line=error.line)
-            return Outcome(False, "RUNTIME_ERROR", Message("not_run.load_error", error=note), line=error.line)
+            return CaseOutcome(False, "RUNTIME_ERROR", Message("not_run.load_error", error=note), line=error.line)
         except ProgramStopped as error:
             self.student.stop()
             note = f"while loading your code: {error.message}"
             self.notes.append(note)
-            return Outcome(False, error.kind, Message("not_run.stopped", reason=error.reason, error=note))
+            return CaseOutcome(False, error.kind, Message("not_run.stopped", reason=error.reason, error=note))
 
     def _student_source(self) -> str:
         return (self.root / contract.SUBMISSION_FILE).read_bytes().decode("utf-8", "replace")
@@ -278,12 +278,12 @@ class Judge:
     def _rng(self, case: Case) -> np.random.Generator:
         return np.random.default_rng([self.seed, zlib.crc32(case.name.encode())])
 
-    def _run_check(self, case: Case) -> Outcome:
+    def _run_check(self, case: Case) -> CaseOutcome:
         try:
             case.function(Remote(self.student, 0), Remote(self.reference, 0), self._rng(case))
-            return Outcome(True, None, Message("check.passed"))
+            return CaseOutcome(True, None, Message("check.passed"))
         except CheckFailed as failure:
-            return Outcome(False, "WRONG_ANSWER", failure.reason)
+            return CaseOutcome(False, "WRONG_ANSWER", failure.reason)
         except ProgramError as error:
             if error.side != "student":
                 raise RuntimeError(f"check {case.name}: the reference raised {_traceback_text(error)}") from None
@@ -291,13 +291,13 @@ class Judge:
         except ProgramStopped as stop:
             if stop.side != "student":
                 raise RuntimeError(f"check {case.name}: the reference stopped: {stop.message}") from None
-            return Outcome(False, stop.kind, stop.reason)
+            return CaseOutcome(False, stop.kind, stop.reason)
         except Exception:  # noqa: BLE001 - a check choking on what the student returned
             return _unusable_value(case)
 
     # -- performance --------------------------------------------------------------------
 
-    def _run_perf(self, case: Case) -> Outcome:
+    def _run_perf(self, case: Case) -> CaseOutcome:
         spec = self.manifest["perf"][case.name]
         report: dict[str, Any] = {
             "name": case.name, "baseline": spec["baseline"], "at_most": spec["at_most"], "speedup": spec.get("speedup"),
@@ -313,7 +313,7 @@ class Judge:
             decision = self._race(race, baseline, spec, rng, report)
         except CheckFailed as failure:
             report["decision"] = "wrong_answer"
-            return Outcome(False, "WRONG_ANSWER", failure.reason)
+            return CaseOutcome(False, "WRONG_ANSWER", failure.reason)
         except ProgramError as error:
             if error.side != "student":
                 raise RuntimeError(f"perf case {case.name}: the reference raised {_traceback_text(error)}") from None
@@ -324,7 +324,7 @@ class Judge:
                 raise RuntimeError(f"perf case {case.name}: the reference stopped: {stop.message}") from None
             report["decision"] = "too_slow" if stop.kind == "TIME_LIMIT" else "error"
             kind = "TOO_SLOW" if stop.kind == "TIME_LIMIT" else stop.kind
-            return Outcome(False, kind, stop.reason)
+            return CaseOutcome(False, kind, stop.reason)
         except Exception:  # noqa: BLE001 - a check choking on what the student returned
             report["decision"] = "error"
             return _unusable_value(case)
@@ -341,8 +341,8 @@ class Judge:
                 f"the student's share {report['student_busy_s']} s")
         reason = _perf_message(report)
         if decision.outcome == "pass":
-            return Outcome(True, None, reason, perf=True)
-        return Outcome(False, "TOO_SLOW", reason, perf=True)  # too slow, too few, or undecided (measured again)
+            return CaseOutcome(True, None, reason, perf=True)
+        return CaseOutcome(False, "TOO_SLOW", reason, perf=True)  # too slow, too few, or undecided (measured again)
 
     def _race(
         self, race: Race, baseline: Any, spec: dict[str, Any], rng: np.random.Generator, report: dict[str, Any]
@@ -515,7 +515,7 @@ def _release(args: Any) -> None:
         program.release(numbers)
 
 
-def _row(case: Case, outcome: Outcome) -> CheckRow:
+def _row(case: Case, outcome: CaseOutcome) -> CheckRow:
     """One check row. A hidden case shows a fixed text per kind of failure, nothing else."""
     if case.visible or outcome.perf:
         shown = outcome.reason
@@ -537,17 +537,17 @@ def _row(case: Case, outcome: Outcome) -> CheckRow:
     )
 
 
-def _unusable_value(case: Case) -> Outcome:
+def _unusable_value(case: Case) -> CaseOutcome:
     log_for_operators(f"check {case.name} raised while handling the student's values")
-    return Outcome(False, "RUNTIME_ERROR", Message("error.unusable_value"))
+    return CaseOutcome(False, "RUNTIME_ERROR", Message("error.unusable_value"))
 
 
-def _student_error(error: ProgramError, exercise_rules: list[contract.Rule]) -> Outcome:
+def _student_error(error: ProgramError, exercise_rules: list[contract.Rule]) -> CaseOutcome:
     refused = rules.refused_import(error.type_name, error.message, exercise_rules)
     if refused is not None:
-        return Outcome(False, "WRONG_ANSWER", refused)
+        return CaseOutcome(False, "WRONG_ANSWER", refused)
     kind = "MEMORY_LIMIT" if error.type_name == "MemoryError" else "RUNTIME_ERROR"
-    return Outcome(
+    return CaseOutcome(
         False, kind,
         Message("error.raised", traceback=_traceback_text(error), type=error.type_name, line=error.line or 0),
         line=error.line)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import struct
 import sys
 from collections.abc import Callable
@@ -62,8 +63,6 @@ class Fn:
 
 def compile_function(source: str) -> Callable[..., Any]:
     """An expression (``lambda ...``), or one ``def`` statement for a longer function."""
-    import math
-
     scope: dict[str, Any] = {"np": np, "math": math, "__builtins__": __builtins__}
     if "torch" in source:
         import torch

@@ -5,7 +5,7 @@
 
 Exercise specs (spec.py), the pipeline that runs the judge in a sandbox (pipeline.py), the
 verdict it reaches (verdict.py), proving content (validation.py), taking exercise
-folders in as zip files (archive.py), running (not grading) a program (playground.py) and
+folders in as zip files (archive.py), running (not grading) a program (grader.playground) and
 a practice run of the visible checks only (practice.py), and re-measuring the top of a
 leaderboard in one session (remeasure.py).
 The sandbox names the platform needs come from here too: the platform reaches the sandbox only through the grader.
@@ -18,7 +18,6 @@ from grader.host.archive import (
     write_exercise_folder,
 )
 from grader.host.pipeline import Attempt, grade
-from grader.host.playground import RunResult, run_compile_flow, run_program
 from grader.host.practice import visible_only
 from grader.host.remeasure import Remeasured, remeasure
 from grader.host.spec import ExerciseSpec, SpecError, check_titles, load_exercise, spec_from_stored, stored_spec
@@ -31,6 +30,7 @@ from grader.host.validation import (
     validate_exercise,
 )
 from grader.host.verdict import Usage, Verdict
+from grader.playground import RunResult, run_compile_flow, run_program
 from sandbox import Sandbox, SandboxUnavailable, get_sandbox, remove_orphaned_containers
 
 __all__ = [

@@ -9,6 +9,9 @@ The folder holds::
     solution.py             the reference solution (hidden; must be ACCEPTED)
     checks.py               correctness and performance cases, against grader.harness
     mutants/<name>.py       known-wrong solutions; exercise.toml [mutants] says the verdict each gets
+    mutants/why.toml        optional: why each mutant fails, in every language (a table per mutant,
+                            ``[name] en = "..." zh-hans = "..."``); a student who solved the exercise
+                            reads them as its common wrong answers
 
 exercise.toml::
 
@@ -49,8 +52,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from grader.content_root import DIFFICULTIES, LANGUAGES, folder_digest
-from grader.contract import CASE_DECORATORS, Kind, PerfTerms, Rule, violations
+from grader.content_root import DIFFICULTIES, folder_digest
+from grader.contract import CASE_DECORATORS, LANGUAGES, Kind, PerfTerms, Rule, violations
 from grader.host.check_text import untranslated
 from sandbox import Limits
 
@@ -145,6 +148,7 @@ class MutantSpec:
     path: Path
     code: str
     expected: Kind
+    why: dict[str, str] = dataclasses.field(default_factory=dict)  # language -> why it fails
 
 
 @dataclasses.dataclass(frozen=True)
@@ -255,7 +259,7 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
 
     _compiles(path, "starter.py", texts["starter.py"])
     _compiles(path, "solution.py", texts["solution.py"])
-    mutants = _mutants(path, toml, data.get("mutants", {}))
+    mutants = _explained(path, _mutants(path, toml, data.get("mutants", {})))
     rules = _rules(data.get("rules", []), mutants, texts)
     hints = _hints(data.get("hints", []))
 
@@ -301,6 +305,7 @@ def stored_spec(spec: ExerciseSpec) -> dict[str, Any]:
         "checks": [dataclasses.asdict(check) for check in spec.checks],
         "perf": [dataclasses.asdict(case) for case in spec.perf],
         "mutants": {mutant.name: str(mutant.expected) for mutant in spec.mutants},
+        "why": {mutant.name: dict(mutant.why) for mutant in spec.mutants if mutant.why},
         "digest": spec.digest, "requires": list(spec.requires), "check_titles": dict(spec.check_titles),
         "rules": [dataclasses.asdict(rule) for rule in spec.rules],
         "hints": [dict(hint) for hint in spec.hints],
@@ -322,7 +327,8 @@ def spec_from_stored(data: Mapping[str, Any], files: Mapping[str, str], path: Pa
         checks=[CheckSpec(**check) for check in data["checks"]],
         perf=[PerfSpec(**case) for case in data["perf"]],
         mutants=[MutantSpec(name=name, path=path / "mutants" / f"{name}.py", code=files[f"mutants/{name}.py"],
-                            expected=Kind(expected)) for name, expected in data["mutants"].items()],
+                            expected=Kind(expected), why=dict(data.get("why", {}).get(name, {})))
+                 for name, expected in data["mutants"].items()],
         path=path, digest=data["digest"], requires=list(data["requires"]),
         check_titles={name: dict(title) for name, title in data["check_titles"].items()},
         rules=[RuleSpec(**rule) for rule in data["rules"]],
@@ -621,6 +627,34 @@ def _mutants(path: Path, toml: _Toml, table: Any) -> list[MutantSpec]:
             MutantSpec(name=name, path=files[name], code=_read_text(path, f"mutants/{name}.py"), expected=kind)
         )
     return mutants
+
+
+def _explained(path: Path, mutants: list[MutantSpec]) -> list[MutantSpec]:
+    """``mutants`` with mutants/why.toml's explanations. The file is optional, but one that is
+    there explains every mutant in every language: a half-written editorial is a mistake."""
+    if not (path / "mutants" / "why.toml").is_file():
+        return mutants
+    try:
+        table = tomllib.loads(_read_text(path, "mutants/why.toml"))
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"mutants/why.toml: {error}") from None
+    names = [mutant.name for mutant in mutants]
+    for name in table:
+        if name not in names:
+            known = ", ".join(names) or "none"
+            raise SpecError(f"mutants/why.toml: [{name}] explains no mutant (its mutants: {known})")
+    explained = []
+    for mutant in mutants:
+        why = table.get(mutant.name)
+        if not isinstance(why, dict) or set(why) != set(LANGUAGES) or not all(
+            isinstance(text, str) and text.strip() for text in why.values()
+        ):
+            raise SpecError(
+                f"mutants/why.toml: [{mutant.name}] must say why it fails in {' and '.join(LANGUAGES)} "
+                f"(non-empty strings, no other keys), got {'nothing' if why is None else _show(why)}"
+            )
+        explained.append(dataclasses.replace(mutant, why={lang: why[lang].strip() for lang in LANGUAGES}))
+    return explained
 
 
 def _rules(table: Any, mutants: list[MutantSpec], texts: dict[str, str]) -> list[RuleSpec]:

@@ -36,6 +36,7 @@ from grader.contract import Kind
 from grader.host import pipeline
 from grader.host.spec import ExerciseSpec, SpecError, load_exercise
 from grader.host.verdict import Verdict
+from grader.lessons import validate_lessons
 from grader.quizzes import validate_all
 from sandbox import Limits, Sandbox
 
@@ -281,8 +282,6 @@ def _validate_quizzes(content_dir: Path, sandbox: Sandbox, executor: Executor, r
 
 
 def _validate_lessons(content_dir: Path, sandbox: Sandbox, executor: Executor) -> dict[str, list[str]]:
-    from grader.lessons import validate_lessons  # grader.lessons imports grader.host: not at import time
-
     try:
         problems = validate_lessons(content_dir, sandbox, executor=executor)
     except Exception as error:  # a sandbox fault while running a block: say so, like the quizzes

@@ -5,7 +5,6 @@ Pure Python, no Django; the ``lessons`` app syncs what :func:`load_lessons` retu
 """
 from grader.lessons.content import (
                                     ARTICLE_SECTIONS,
-                                    LANGUAGES,
                                     VISUALISATIONS,
                                     Lesson,
                                     LessonSet,
@@ -17,5 +16,5 @@ from grader.lessons.content import (
                                     validate_lessons,
 )
 
-__all__ = ["ARTICLE_SECTIONS", "LANGUAGES", "VISUALISATIONS", "Lesson", "LessonSet", "Segment", "check_lessons",
+__all__ = ["ARTICLE_SECTIONS", "VISUALISATIONS", "Lesson", "LessonSet", "Segment", "check_lessons",
            "load_lesson", "load_lessons", "split_segments", "validate_lessons"]

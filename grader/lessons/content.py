@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from grader.content_root import exercise_folders
-from grader.host.playground import RunResult, run_program
+from grader.contract import LANGUAGES
+from grader.playground import RunResult, run_program
 from grader.quizzes.library import load_content
 
-LANGUAGES = ("en", "zh-hans")
 LESSON_FILE = "lesson.toml"
 
 #: every section of the seed article (its headings, in order), so no section goes untaught

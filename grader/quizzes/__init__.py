@@ -4,7 +4,7 @@ Pure Python (no Django): the platform stores what this package loads, and asks i
 parameters and to check answers. ``validate_all(content_dir, sandbox)`` is what
 ``manage.py validate_content`` calls.
 """
-from grader.content_root import DIFFICULTIES, LANGUAGES
+from grader.content_root import DIFFICULTIES
 from grader.quizzes.answers import (
     ResponseError,
     display,
@@ -41,7 +41,7 @@ from grader.quizzes.model import (
 )
 
 __all__ = [
-    "DIFFICULTIES", "FRAMEWORKS", "LANGUAGES", "TYPES", "Bank", "Choice", "Content", "ContentError", "Criterion",
+    "DIFFICULTIES", "FRAMEWORKS", "TYPES", "Bank", "Choice", "Content", "ContentError", "Criterion",
     "Draw",
     "InterviewTemplate", "Param", "PlannedItem", "Prompt", "Question", "ResponseError", "SampleAnswer", "Section",
     "Topic",

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from grader.quizzes.library import load_content, report_markdown, validate_all
+from sandbox import get_sandbox
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,8 +20,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sandbox = None
     if args.backend != "none":
-        from sandbox import get_sandbox
-
         sandbox = get_sandbox(args.backend)
     problems = validate_all(args.content_dir, sandbox)
     for label, messages in problems.items():

@@ -13,7 +13,7 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from grader.content_root import LANGUAGES
+from grader.contract import LANGUAGES
 from grader.quizzes import expressions
 from grader.quizzes.model import Question
 

@@ -29,7 +29,7 @@ import statistics
 import string
 from collections.abc import Iterable
 
-from grader.content_root import LANGUAGES
+from grader.contract import LANGUAGES
 from grader.quizzes import expressions
 from grader.quizzes.loading import param_combinations
 from grader.quizzes.model import Bank, Question

@@ -41,8 +41,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from grader.content_root import DIFFICULTIES, LANGUAGES
+from grader.content_root import DIFFICULTIES
+from grader.contract import LANGUAGES
 from grader.quizzes import expressions
+from grader.quizzes.answers import text_matches
 from grader.quizzes.model import (
     CHOICE_TYPES,
     FRAMEWORKS,
@@ -466,8 +468,6 @@ def _answer_problem(question: Question, answer: Any, ids: list[str]) -> str:
     if kind == "short_text":
         if not isinstance(answer, str) or not answer.strip():
             return "answer must be the model answer, a non-empty string"
-        from grader.quizzes.answers import text_matches  # late: answers imports this module
-
         for pattern in question.patterns:
             try:
                 re.compile(pattern)

@@ -5,6 +5,8 @@ from django.db.models.signals import post_migrate
 
 
 class AccountsConfig(AppConfig):
+    """Users and roles, sign-up, profiles, passwords and the demo accounts."""
+
     name = "accounts"
 
     def ready(self) -> None:

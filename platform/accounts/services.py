@@ -6,6 +6,7 @@ from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
 from accounts.models import User
+from grader.contract import LANGUAGES
 
 DEMO_ACCOUNTS = (
     # (username, password, role)
@@ -86,7 +87,7 @@ def password_changed_notify(user: User, reset_url: str, *, token_revoked: bool =
     if not user.email:
         return
     texts = []
-    for language in ("en", "zh-hans"):
+    for language in LANGUAGES:
         with translation.override(language):
             texts.append(
                 _(

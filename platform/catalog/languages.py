@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 from django.utils.translation import get_language
 
-from grader.content_root import LANGUAGES
+from grader.contract import LANGUAGES
 
 ENGLISH, CHINESE = LANGUAGES  # the content's keys: "en", "zh-hans"
 

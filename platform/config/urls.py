@@ -5,6 +5,7 @@ from django.views.generic import RedirectView
 
 from operations.login import ThrottledLoginView, ThrottledPasswordChangeView
 from progress.views import account
+from workbench import urls as workbench_urls
 
 urlpatterns = [
     # The admin's own login form has no brake: staff log in through the site's braked one.
@@ -30,8 +31,9 @@ urlpatterns = [
     path("lessons/", include("lessons.urls")),
     path("glossary/", include("glossary.urls")),
     path("authoring/", include("authoring.urls")),
+    path("lti/", include("lti.urls")),
     path("", include("operations.urls")),
-    path("", include("submissions.urls")),
+    path("", include(workbench_urls.exercise_pages)),
 ]
 
 handler404 = "api.views.page_not_found"

@@ -4,6 +4,8 @@ from django.apps import AppConfig
 
 
 class CoursesConfig(AppConfig):
+    """Courses, rosters and invitations, assignments, the gradebook and its regrades."""
+
     name = "courses"
 
     def ready(self) -> None:

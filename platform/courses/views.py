@@ -41,7 +41,7 @@ from courses.selectors import (
 )
 from grading.models import Submission
 from grading.services import SubmissionRefused, submission_create
-from submissions.forms import SubmissionForm
+from workbench.forms import SubmissionForm
 
 
 def _errors(error: ValidationError) -> str:

@@ -4,6 +4,8 @@ from django.apps import AppConfig
 
 
 class LeaderboardsConfig(AppConfig):
+    """Site and course boards: ranks, pseudonyms, the top measured again together."""
+
     name = "leaderboards"
 
     def ready(self) -> None:

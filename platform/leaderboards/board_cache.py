@@ -20,7 +20,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from grading.best_effort_cache import quietly
+from caching.best_effort import quietly
 
 RANKING_TTL_S = 30
 

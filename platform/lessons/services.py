@@ -14,9 +14,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from grader.host.playground import MAX_CODE_BYTES as MAX_PROGRAM_BYTES
 from grader.lessons import Lesson as LessonSpec
 from grader.lessons import check_lessons
+from grader.playground import MAX_CODE_BYTES as MAX_PROGRAM_BYTES
 from lessons.models import Lesson, LessonProgress, LessonVersion, PlaygroundRun
 from lessons.tasks import run_playground
 from quizzes.models import Question, QuizAttempt

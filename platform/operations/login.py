@@ -25,7 +25,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 
 from accounts.views import PasswordChangeView
-from grading.best_effort_cache import quietly
+from caching.best_effort import quietly
 
 
 def login_name(raw: str) -> str:

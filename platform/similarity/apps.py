@@ -4,6 +4,8 @@ from django.apps import AppConfig
 
 
 class SimilarityConfig(AppConfig):
+    """Fingerprints of graded code, similarity reports, holding a board entry for review."""
+
     name = "similarity"
 
     def ready(self) -> None:

@@ -142,3 +142,40 @@ def next_exercise(user: User, after: Exercise) -> ExerciseEntry | None:
     unsolved = [(i, e) for i, e in enumerate(entries) if e.state != "solved" and e.exercise.pk != after.pk]
     later = [e for i, e in unsolved if i > place]
     return next(iter(later or [e for _, e in unsolved]), None)
+
+
+@dataclasses.dataclass(frozen=True)
+class WrongAnswer:
+    """One of an exercise's mutants as its editorial shows it."""
+
+    name: str  # the mutant's file name, e.g. "keeps_the_print"
+    verdict: str  # the verdict the judge gives it
+    why: str  # why it fails, in the reader's language
+    code: str
+
+
+def common_wrong_answers(user: User, exercise: Exercise) -> list[WrongAnswer]:
+    """The current version's mutants with why each fails, once ``user`` has solved the
+    exercise; nothing before that, since a list of near misses gives the answer away."""
+    version = exercise.current_version
+    spec = (version.spec if version else None) or {}
+    explained = spec.get("why", {})
+    if version is None or not explained or not Submission.objects.filter(
+        user=user, exercise_version__exercise=exercise, verdict="ACCEPTED"
+    ).exists():
+        return []
+    return [
+        WrongAnswer(name, verdict, localized(explained[name]),
+                    _without_opening_comment(version.files[f"mutants/{name}.py"]))
+        for name, verdict in spec.get("mutants", {}).items()
+        if name in explained
+    ]
+
+
+def _without_opening_comment(code: str) -> str:
+    """A mutant's code without the comment block that opens it: that note is for the exercise's
+    authors, and the reader has ``why`` in their own language instead."""
+    lines = code.splitlines()
+    while lines and (lines[0].startswith("#") or not lines[0].strip()):
+        lines.pop(0)
+    return "\n".join(lines)

@@ -26,7 +26,9 @@ Titles = Mapping[str, Mapping[str, str]]  # check name -> {language: title}
 
 
 @dataclasses.dataclass
-class CheckRow:
+class ShownCheck:
+    """A check as the verdict page shows it, in the reader's language (read from a contract.CheckRow)."""
+
     name: str
     title: str
     passed: bool
@@ -104,7 +106,7 @@ class VerdictView:
     headline: str
     points: float
     max_points: float
-    checks: list[CheckRow]
+    checks: list[ShownCheck]
     stopped: str | None  # a syntax or load error that kept every check from running
     stopped_line: int | None
     perf: list[PerfCase]
@@ -151,7 +153,7 @@ def verdict_view(result: dict[str, Any], titles: Titles | None = None) -> Verdic
     kind = str(result.get("verdict", ""))
     notes = [str(n) for n in result.get("notes") or []]
     rows = [
-        CheckRow(
+        ShownCheck(
             name=str(c.get("name", "")),
             title=_title(str(c.get("name", "")), c.get("title"), titles),
             passed=bool(c.get("passed")),
@@ -227,7 +229,7 @@ def _load_error(row: Mapping[str, Any]) -> str | None:
 
 
 def _headline(
-    kind: str, rows: list[CheckRow], points: float, max_points: float, stopped: str | None, line: int | None
+    kind: str, rows: list[ShownCheck], points: float, max_points: float, stopped: str | None, line: int | None
 ) -> str:
     if stopped:
         if kind == "SYNTAX_ERROR":

@@ -82,11 +82,18 @@ def test_the_pages_touched_fit_a_phone_in_both_languages(live_server, chromium, 
             for name, path in [
                 ("home", "/"), ("verdict-accepted-diff", f"/submissions/{accepted.pk}/"),
                 ("boards", "/boards/"), ("board", f"/boards/exercises/{SLUG}/"),
+                ("exercise-solved", f"/exercises/{SLUG}/"),
             ]:
                 page.goto(live_server.url + path)
                 if name.startswith("verdict"):
                     expect(page.locator("#your-rank a")).to_be_visible()
                     expect(page.locator("#changes")).to_be_visible()
+                    expect(page.locator("#wrong-answers-link")).to_be_visible()
+                if name == "exercise-solved":  # issue 23: the editorial, its first answer opened
+                    editorial = page.locator("#wrong-answers")
+                    expect(editorial.locator("li.wrong-answer")).to_have_count(5)
+                    editorial.locator("details summary").first.click()
+                    expect(editorial.locator("pre").first).to_be_visible()
                 fits(page, f"{language}-{name}")
     finally:
         context.close()

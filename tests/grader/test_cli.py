@@ -5,7 +5,8 @@ import json
 import subprocess
 import sys
 
-from tests.grader.factories import REPO, STATIC_GRAPH, grading_sandbox, make_exercise
+from testbed.exercises import make_exercise
+from tests.grader.factories import REPO, STATIC_GRAPH, grading_sandbox
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:

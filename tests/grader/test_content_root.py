@@ -6,7 +6,7 @@ import os
 import pytest
 
 from grader.content_root import exercise_folders, files_digest, folder_digest, folder_files
-from tests.grader.factories import make_exercise
+from testbed.exercises import make_exercise
 
 
 def test_the_authoring_pages_staging_folders_are_no_exercises(tmp_path):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.content_root import LANGUAGES, exercise_folders
-from grader.contract import Kind
+from grader.content_root import exercise_folders
+from grader.contract import LANGUAGES, Kind
 from grader.host.pipeline import grade
 from grader.host.spec import load_exercise
 from grader.host.validation import gpu_present
@@ -36,6 +36,8 @@ def test_every_exercise_loads_in_both_languages_with_mutants(folder):
     assert spec.id == folder.name and spec.mutants
     assert all(spec.statement[lang].strip() and spec.title[lang] and spec.summary[lang] for lang in LANGUAGES)
     assert spec.solution != spec.starter and all(m.code != spec.solution for m in spec.mutants)
+    # The editorial a student reads once the exercise is solved: every mutant explained.
+    assert all(set(m.why) == set(LANGUAGES) for m in spec.mutants), [m.name for m in spec.mutants if not m.why]
 
 
 @pytest.mark.slow

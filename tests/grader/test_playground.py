@@ -1,8 +1,10 @@
 """Running, not grading, a short program in the sandbox; and the compile flow run there."""
+from dataclasses import replace
+
 import pytest
 
 from grader.lessons.traces import DEFAULT_FLOW_PROGRAM
-from grader.host.playground import MAX_CODE_BYTES, run_compile_flow, run_program
+from grader.playground import MAX_CODE_BYTES, PLAYGROUND_LIMITS, run_compile_flow, run_program
 from tests.sandbox.backends import backend_sandbox
 
 
@@ -23,9 +25,6 @@ def test_a_failing_program_reports_its_traceback_and_exit_code(sandbox):
 
 
 def test_an_endless_program_is_stopped(sandbox):
-    from dataclasses import replace
-
-    from grader.host.playground import PLAYGROUND_LIMITS
     result = run_program("while True:\n    pass\n", sandbox, replace(PLAYGROUND_LIMITS, cpu_s=1, wall_s=3))
     assert result.status == "timeout" and not result.ok
 

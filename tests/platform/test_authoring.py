@@ -9,7 +9,8 @@ from django.urls import reverse
 
 from catalog.models import Exercise, ExerciseUpload
 from grading.worker import upload_validate
-from tests.grader.factories import TOML, grading_sandbox, make_exercise
+from testbed.exercises import TOML, make_exercise
+from tests.grader.factories import grading_sandbox
 
 pytestmark = pytest.mark.django_db
 WRONG = "def add(a, b):\n    return a - b\n"

@@ -16,7 +16,7 @@ from grading.dispatch import submissions_sweep
 from grading.leases import heartbeat
 from grading.models import Submission
 from grading.worker import Claim, submission_claim, submission_grade, upload_claim
-from tests.platform.operations.processes import wait_for
+from testbed.processes import wait_for
 from workbench.models import PracticeRun
 from workbench.practice import practice_run_claim, practice_runs_sweep
 

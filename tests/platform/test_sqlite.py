@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.platform.operations.conftest import tiny_content
-from tests.platform.operations.processes import ROOT
+from testbed.exercises import tiny_content
+from testbed.processes import ROOT
 
 pytestmark = [pytest.mark.slow]
 WRITERS = [("drafts", "ada"), ("drafts", "bo"), ("submits", "ada"), ("submits", "bo"), ("verdicts", "cy")]

@@ -4,7 +4,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.grader.factories import TOML, grading_sandbox, make_exercise
+from testbed.exercises import TOML, make_exercise
+from tests.grader.factories import grading_sandbox
 
 WRONG = "def add(a, b):\n    return a - b\n"
 

@@ -16,7 +16,8 @@ import pytest
 from grader.contract import Kind
 from grader.harness.messages import HIDDEN, MESSAGES
 from grader.host import Verdict, grade, load_exercise
-from tests.grader.factories import REPO, TOML, make_exercise
+from testbed.exercises import TOML, make_exercise
+from tests.grader.factories import REPO
 from tests.sandbox.backends import sandbox  # noqa: F401
 
 SECRET = "hidden-input-4242"

@@ -19,7 +19,7 @@ import textwrap
 from grader.contract import Kind
 from grader.host import grade, load_exercise
 from sandbox import Limits
-from tests.grader.factories import TOML, make_exercise
+from testbed.exercises import TOML, make_exercise
 from tests.sandbox.backends import sandbox  # noqa: F401
 
 # The reference compiles on every call, as dynamic-shape-recompiles' does; the student's

@@ -1,13 +1,15 @@
-"""Checks for zero-graph-breaks: the same values as the eager block, and torch._dynamo.explain finds no break.
+"""Checks for zero-graph-breaks: the same values as the eager block, captured as one graph.
 
-torch._dynamo.explain must run where the student's function lives, in the student's own
-process. The probe is the checks' own code with the worker's torch, not the torch the
-student's module names (a module that defines its own ``torch`` with an ``explain`` that
-reports no break changes nothing), and it returns the count as plain data.
+No count is asked of the student's process (its torch, its worker and any probe are its own
+to patch). It sends the graph ``torch.compile(model, fullgraph=True)`` captures (a graph
+break fails it) as data; the trusted side runs that one graph on inputs the student never
+saw, on both sides of the branch (grader/harness/graphs.py). A graph that
+is right on both sides holds the branch as data (``torch.where``), not as Python.
 """
 import numpy as np
 
-from grader.harness import check, close, equal, fail, fn, localize, run_in
+from grader.harness import check, close, fail, localize
+from grader.harness.graphs import exported, run_graph
 from grader.harness.wire import TensorArray
 
 
@@ -27,22 +29,24 @@ def inputs(rng, batch, sign):
     return tensor(x), tensor(w)
 
 
-EXPLAIN_SOURCE = '''
-def explain(x, w):
-    import sys
-    program = sys.modules.get("submission") or sys.modules["solution"]
-    torch._dynamo.reset()
-    explained = torch._dynamo.explain(program.model)(x, w)
-    reasons = [str(r.reason).splitlines()[0][:200] for r in explained.break_reasons[:3]]
-    return {"count": int(explained.graph_break_count), "reasons": "; ".join(reasons)}
-'''
-EXPLAIN = fn("lambda *a: (lambda ns: (exec(" + repr(EXPLAIN_SOURCE) + ", ns), ns['explain'](*a))[1])({'torch': torch})")
+def one_graph(student, reference, rng, batch, sign, what):
+    """The student's process sends the one graph torch.compile(fullgraph=True) captures of
+    ``model``, as data; the trusted side runs it on fresh inputs on both sides of the branch."""
+    x, w = inputs(rng, batch, sign)
+    found = exported(student, "model", x, w)
+    if "error" in found:
+        fail({"en": "{what}: `torch.compile(model, fullgraph=True)` found a graph break: {error}",
+              "zh-hans": "{what}：`torch.compile(model, fullgraph=True)` 发现了图中断：{error}"},
+             what=what, error=found["error"])
+    for fresh_sign in (sign, -sign):
+        x, w = inputs(rng, batch, fresh_sign)
+        close(run_graph(reference, found["graph"], [x, w]), [reference.model(x, w)], rtol=1e-5, atol=1e-6,
+              what=localize({"en": "{what}: your graph, run by the judge on new inputs whose sum is {side}",
+                             "zh-hans": "{what}：评测方在和为{side}的新输入上运行你的图"},
+                            what=what, side=SIDES[fresh_sign]))
 
 
-def explain(program, x, w):
-    """torch._dynamo.explain(model)(x, w), run inside ``program``; returns (break count, report)."""
-    found = run_in(program, EXPLAIN, x, w)
-    return int(found["count"]), str(found["reasons"])
+SIDES = {1: {"en": "positive", "zh-hans": "正"}, -1: {"en": "negative", "zh-hans": "负"}}
 
 
 def same_values(student, reference, rng, batch, sign, what):
@@ -64,11 +68,8 @@ def same_values_when_the_sum_is_negative(student, reference, rng):
 
 @check(points=4, title={"en": "No graph breaks", "zh-hans": "没有图中断"})
 def no_graph_breaks(student, reference, rng):
-    x, w = inputs(rng, 16, 1)
-    count, reasons = explain(student, x, w)
-    if count:
-        fail({"en": "`torch._dynamo.explain(model)` found {count} graph break(s): {reasons}",
-              "zh-hans": "`torch._dynamo.explain(model)` 发现了 {count} 处图中断：{reasons}"}, count=count, reasons=reasons)
+    one_graph(student, reference, rng, 16, 1, {"en": "`model(x, w)` where `(x @ w).sum() > 0`",
+                                                "zh-hans": "`(x @ w).sum() > 0` 时的 `model(x, w)`"})
 
 
 @check(points=2, title={"en": "Random inputs and batch sizes", "zh-hans": "随机输入与批大小"})
@@ -81,7 +82,5 @@ def random_inputs_and_batch_sizes(student, reference, rng):
 
 @check(points=1, title={"en": "One graph on the other branch too", "zh-hans": "另一个分支同样只有一张图"})
 def one_graph_on_the_other_branch_too(student, reference, rng):
-    x, w = inputs(rng, 7, -1)
-    count, reasons = explain(student, x, w)
-    equal(count, 0, what=localize(
-        {"en": "graph breaks when the sum is negative ({reasons})", "zh-hans": "和为负时的图中断（{reasons}）"}, reasons=reasons))
+    one_graph(student, reference, rng, 7, -1, {"en": "`model(x, w)` on a batch of 7 where the sum is negative",
+                                                "zh-hans": "批大小为 7 且和为负时的 `model(x, w)`"})

@@ -16,8 +16,7 @@ import numpy as np
 from .. import events
 from ..errors import GraphError, MissingInputError, ShapeError, user_location
 from ..ops import CODEGEN_GLOBALS, OpDef, get_op
-from .graph import Graph, Node
-from .ir import _VIEW_OPS, IRNode, Program, dumps
+from .ir import _VIEW_OPS, IRNode, Program, SymbolicGraph, SymbolicNode, dumps
 from .passes import (
     eliminate_common_subexpressions,
     eliminate_dead_code,
@@ -47,17 +46,20 @@ def default_passes(optimize: bool = True, fuse: bool = True, plan: bool = True) 
     return passes
 
 
-def compile_graph(graph: Graph, outputs: Node | str | Sequence[Node | str], *, optimize: bool = True,
-                  fuse: bool = True, plan_memory: bool = True,
+def compile_graph(graph: SymbolicGraph, outputs: SymbolicNode | str | Sequence[SymbolicNode | str], *,
+                  optimize: bool = True, fuse: bool = True, plan_memory: bool = True,
                   passes: Sequence[tuple[str, Pass]] | None = None) -> Executable:
     """Compile the part of `graph` that `outputs` need; afterwards the graph accepts no new op."""
-    single = isinstance(outputs, (Node, str))
-    requested: list[Node | str] = [outputs] if isinstance(outputs, (Node, str)) else list(outputs)
+    requested: list[SymbolicNode | str]
+    if isinstance(outputs, str) or not isinstance(outputs, Sequence):  # one node, or one name
+        single, requested = True, [outputs]
+    else:
+        single, requested = False, list(outputs)
     if not requested:
         raise GraphError("compile() needs at least one output")
     output_nodes = [graph.node(o) if isinstance(o, str) else o for o in requested]
     for o in output_nodes:
-        if not isinstance(o, Node) or o.graph is not graph:
+        if getattr(o, "graph", None) is not graph:
             raise GraphError(f"compile() output {o!r} is not a node of graph '{graph.name}'")
     program = order_graph(graph, output_nodes)
     stages: list[tuple[str, Program]] = [("order", program)]
@@ -84,7 +86,7 @@ class Executable:
     Not thread-safe: runs share the preallocated buffers of the memory plan.
     """
 
-    def __init__(self, graph: Graph, program: Program, stages: list[tuple[str, Program]], single: bool,
+    def __init__(self, graph: SymbolicGraph, program: Program, stages: list[tuple[str, Program]], single: bool,
                  planned: bool) -> None:
         self.graph = graph
         self.plan = program
@@ -100,7 +102,7 @@ class Executable:
         """Feed the placeholders (by node or name) and get the outputs as numpy arrays."""
         given: dict[int, np.ndarray] = {}
         for key, value in {**(feeds or {}), **named_feeds}.items():
-            node = key if isinstance(key, Node) else self.graph.node(key)
+            node = self.graph.node(key) if isinstance(key, str) else key
             if node.op != "placeholder":
                 raise GraphError(f"only placeholders are fed; '{node.name}' is a {node.op}")
             array = np.asarray(value)
@@ -194,7 +196,8 @@ class Executable:
 # -------------------------------------------------------------------------- code generation
 
 
-def _generate(program: Program, graph: Graph, planned: bool, observe: bool = False) -> tuple[str, Callable[..., Any]]:
+def _generate(program: Program, graph: SymbolicGraph, planned: bool,
+              observe: bool = False) -> tuple[str, Callable[..., Any]]:
     """The plan as one Python function; with `observe`, every node also reports its value as an event."""
     env: dict[str, Any] = dict(CODEGEN_GLOBALS)
     if observe:
@@ -279,20 +282,10 @@ def _kernel_source(kernel: str, node: IRNode, env: dict[str, Any], buffer_name: 
     return "\n".join(lines) + "\n"
 
 
-def compile(outputs: Node | str | Sequence[Node | str], graph: Graph | None = None, **options: Any) -> Executable:  # noqa: A001
-    """Compile `outputs` of their graph (see :meth:`Graph.compile`)."""
-    first = outputs if isinstance(outputs, (Node, str)) else list(outputs)[0]
-    graph = graph or (first.graph if isinstance(first, Node) else None)
-    if graph is None:
-        from .graph import get_default_graph
-        graph = get_default_graph()
-    return compile_graph(graph, outputs, **options)
+__all__ = ["Executable", "compile_graph", "default_passes"]
 
 
-__all__ = ["Executable", "compile", "compile_graph", "default_passes"]
-
-
-def _emitter(program: Program, graph: Graph) -> Callable[[int, Any], None]:
+def _emitter(program: Program, graph: SymbolicGraph) -> Callable[[int, Any], None]:
     by_id = program.by_id()
 
     def emit(node_id: int, value: Any) -> None:

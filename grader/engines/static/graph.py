@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -26,9 +26,7 @@ from ..errors import (
 )
 from ..functional import TensorLike
 from ..ops import OpDef, OpRuleError, get_op, is_scalar, partner_dtype, scalar_dtype
-
-if TYPE_CHECKING:
-    from .compile import Executable
+from .compile import Executable, compile_graph
 
 _graph_ids = itertools.count(1)
 
@@ -251,8 +249,6 @@ class Graph:
     # -------------------------------------------------------------------------- compiling
     def compile(self, outputs: Node | str | Sequence[Node | str], **options: Any) -> Executable:
         """Run the compiler passes and freeze the graph; see :func:`grader.engines.static.compile`."""
-        from .compile import compile_graph
-
         return compile_graph(self, outputs, **options)
 
     def __repr__(self) -> str:
@@ -273,6 +269,13 @@ def reset_default_graph() -> Graph:
     global _global_graph
     _global_graph = Graph("default")
     return _global_graph
+
+
+def compile(outputs: Node | str | Sequence[Node | str], graph: Graph | None = None, **options: Any) -> Executable:  # noqa: A001
+    """Compile `outputs` of their graph, or of the default graph (see :meth:`Graph.compile`)."""
+    first = outputs if isinstance(outputs, (Node, str)) else list(outputs)[0]
+    graph = graph or (first.graph if isinstance(first, Node) else get_default_graph())
+    return compile_graph(graph, outputs, **options)
 
 
 def placeholder(shape: Iterable[int], dtype: Any = "float32", name: str | None = None) -> Node:

@@ -7,14 +7,53 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..errors import SourceLocation
 
 SOURCE_KINDS = ("placeholder", "constant", "variable")
+
+
+class SymbolicNode(Protocol):
+    """What the compiler reads of a graph's node (``graph.Node`` is one): the graph compiles
+    itself through the compiler, so the compiler knows it by this shape, not by its module."""
+
+    @property
+    def graph(self) -> SymbolicGraph: ...
+    @property
+    def id(self) -> int: ...
+    @property
+    def op(self) -> str: ...
+    @property
+    def inputs(self) -> tuple[Any, ...]: ...  # nodes, or names of nodes (resolved when lowered)
+    @property
+    def attrs(self) -> dict[str, Any]: ...
+    @property
+    def shape(self) -> tuple[int, ...] | None: ...
+    @property
+    def dtype(self) -> np.dtype | None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def source(self) -> SourceLocation: ...
+
+
+class SymbolicGraph(Protocol):
+    """What the compiler reads and marks of a graph (``graph.Graph`` is one)."""
+
+    compiled_at: SourceLocation | None
+    variables: dict[int, np.ndarray]  # the current value of each variable, by node id
+    constants: dict[int, np.ndarray]
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def nodes(self) -> Sequence[SymbolicNode]: ...
+    def node(self, name: str) -> SymbolicNode: ...
 
 
 @dataclass

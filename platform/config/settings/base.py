@@ -7,6 +7,7 @@ import dj_database_url
 from django.utils.translation import gettext_lazy as _
 
 from config.env import env_bool, env_int, env_list, env_str
+from grader import contract
 
 PLATFORM_DIR = Path(__file__).resolve().parents[2]
 BASE_DIR = PLATFORM_DIR.parent
@@ -44,6 +45,8 @@ INSTALLED_APPS = [
     "operations",
     "similarity",
     "progress",
+    "lti_tool",
+    "lti",
 ]
 
 MIDDLEWARE = [
@@ -123,7 +126,8 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", _("English")), ("zh-hans", _("Simplified Chinese"))]
+_language_names = {"en": _("English"), "zh-hans": _("Simplified Chinese")}
+LANGUAGES = [(code, _language_names[code]) for code in contract.LANGUAGES]  # the one list of languages
 LOCALE_PATHS = [PLATFORM_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -157,6 +161,10 @@ GRADING_SWEEP_EVERY_S = env_int("GRADING_SWEEP_EVERY_S", 15)
 # GRADING_RETRY_BACKOFF_S up to GRADING_RETRY_BACKOFF_MAX_S: by default about 13 minutes in all.
 GRADING_RETRY_BACKOFF_S = env_int("GRADING_RETRY_BACKOFF_S", 5)
 GRADING_RETRY_BACKOFF_MAX_S = env_int("GRADING_RETRY_BACKOFF_MAX_S", 4 * 60)
+# Scores sent back to an LMS (platform/lti): tries after the first, and their spacing (doubling).
+LTI_GRADE_MAX_RETRIES = env_int("LTI_GRADE_MAX_RETRIES", 8)
+LTI_GRADE_RETRY_BACKOFF_S = env_int("LTI_GRADE_RETRY_BACKOFF_S", 10)
+LTI_GRADE_RETRY_BACKOFF_MAX_S = env_int("LTI_GRADE_RETRY_BACKOFF_MAX_S", 10 * 60)
 GRADING_MAX_RETRIES = env_int("GRADING_MAX_RETRIES", 8)
 # A grading whose speed did not settle is measured again once, this long after (grading.measure_again).
 GRADING_MEASURE_AGAIN_AFTER_S = env_int("GRADING_MEASURE_AGAIN_AFTER_S", 60)

@@ -19,7 +19,7 @@ from grader.contract import Kind, ResultDocument
 from grader.harness import stats
 from grader.host.pipeline import bundle_for
 from grader.host.spec import load_exercise
-from tests.grader.factories import CHECKS, TOML, make_exercise
+from testbed.exercises import CHECKS, TOML, make_exercise
 
 SOLUTION = "def add(a, b):\n    return a + b\n"
 

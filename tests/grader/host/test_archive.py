@@ -14,7 +14,7 @@ from grader.host.archive import (
     read_exercise_zip,
     write_exercise_folder,
 )
-from tests.grader.factories import TOML, make_exercise
+from testbed.exercises import TOML, make_exercise
 
 
 def extract(data: bytes, folder: Path) -> Path:

@@ -7,7 +7,8 @@ import pytest
 
 from grader.host.check_text import untranslated
 from grader.host.spec import SpecError, load_exercise
-from tests.grader.factories import CHECKS, REPO, make_exercise
+from testbed.exercises import CHECKS, make_exercise
+from tests.grader.factories import REPO
 
 EXERCISES = sorted((REPO / "exercises" / "coding").glob("*/checks.py"))
 

@@ -12,14 +12,8 @@ from grader.contract import CheckRow, Kind, ResultDocument
 from grader.host.pipeline import bundle_for, grade, verdict_from
 from grader.host.spec import load_exercise
 from sandbox.base import Outcome
-from tests.grader.factories import (
-    CHECKS,
-    GRADING_BACKENDS,
-    STATIC_GRAPH,
-    TOML,
-    grading_sandbox,
-    make_exercise,
-)
+from testbed.exercises import CHECKS, TOML, make_exercise
+from tests.grader.factories import GRADING_BACKENDS, STATIC_GRAPH, grading_sandbox
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,8 @@ import pytest
 
 from grader.contract import Kind
 from grader.host.spec import SpecError, load_exercise, spec_from_stored, stored_spec
-from tests.grader.factories import STATIC_GRAPH, TOML, make_exercise
+from testbed.exercises import TOML, make_exercise
+from tests.grader.factories import STATIC_GRAPH
 
 
 def error_for(tmp_path, **overrides) -> str:
@@ -84,6 +85,39 @@ def test_a_mutant_without_its_verdict(tmp_path):
 def test_a_mutant_expected_to_pass(tmp_path):
     message = error_for(tmp_path, toml=TOML + '\n[mutants]\nsame = "ACCEPTED"\n', files={"mutants/same.py": "def add(a, b): return a + b\n"})
     assert message == "exercise.toml: [mutants].same must be a failing verdict, got ACCEPTED"
+
+
+OFF_BY_ONE = {"mutants/off_by_one.py": "def add(a, b):\n    return a + b + 1\n"}
+WITH_MUTANT = TOML + '\n[mutants]\noff_by_one = "WRONG_ANSWER"\n'
+
+
+def test_why_each_mutant_fails_is_kept_in_both_languages_and_survives_storing(tmp_path):
+    why = '[off_by_one]\nen = "Adds one too many."\nzh-hans = "多加了一。"\n'
+    folder = make_exercise(tmp_path / "ex", toml=WITH_MUTANT, files={**OFF_BY_ONE, "mutants/why.toml": why})
+    spec = load_exercise(folder)
+    assert spec.mutants[0].why == {"en": "Adds one too many.", "zh-hans": "多加了一。"}
+    files = {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*") if p.is_file()}
+    again = spec_from_stored(json.loads(json.dumps(stored_spec(spec))), files, folder)
+    assert again.mutants[0].why == spec.mutants[0].why
+
+
+@pytest.mark.parametrize(("why", "expected"), [
+    ('[off_by_one]\nen = "Adds one too many."\n', "mutants/why.toml: [off_by_one] must say why it fails in en and zh-hans"),
+    ('[off_by_one]\nen = "x"\nzh-hans = " "\n', "mutants/why.toml: [off_by_one] must say why it fails in en and zh-hans"),
+    ('[other]\nen = "x"\nzh-hans = "y"\n', "mutants/why.toml: [other] explains no mutant (its mutants: off_by_one)"),
+    ("[off_by_one\n", "mutants/why.toml: "),
+])
+def test_a_why_file_that_explains_too_little_or_the_wrong_mutant(tmp_path, why, expected):
+    message = error_for(tmp_path, toml=WITH_MUTANT, files={**OFF_BY_ONE, "mutants/why.toml": why})
+    assert message.startswith(expected)
+
+
+def test_a_stored_spec_from_before_the_why_file_reads_without_explanations(tmp_path):
+    folder = make_exercise(tmp_path / "ex", toml=WITH_MUTANT, files=OFF_BY_ONE)
+    stored = stored_spec(load_exercise(folder))
+    del stored["why"]
+    files = {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*") if p.is_file()}
+    assert spec_from_stored(stored, files, folder).mutants[0].why == {}
 
 
 def test_a_syntax_error_in_the_solution(tmp_path):

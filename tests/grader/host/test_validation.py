@@ -8,7 +8,8 @@ import pytest
 from grader.content_root import exercise_folders
 from grader.host.spec import load_exercise
 from grader.host.validation import validate_content, validate_exercise
-from tests.grader.factories import TOML, grading_sandbox, make_exercise
+from testbed.exercises import TOML, make_exercise
+from tests.grader.factories import grading_sandbox
 
 WRONG = "def add(a, b):\n    return a - b\n"
 CRASH = "def add(a, b):\n    raise ValueError('no')\n"

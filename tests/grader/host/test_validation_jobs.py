@@ -13,7 +13,8 @@ import pytest
 from grader import contract
 from grader.host.validation import Runner, available_cores, default_jobs, validate_content, validate_exercise
 from sandbox import Sandbox, SandboxUnavailable
-from tests.grader.factories import CHECKS, TOML, grading_sandbox, make_exercise
+from testbed.exercises import CHECKS, TOML, make_exercise
+from tests.grader.factories import grading_sandbox
 
 WRONG = "def add(a, b):\n    return a - b\n"
 CRASH = "def add(a, b):\n    raise ValueError('no')\n"

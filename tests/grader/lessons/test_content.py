@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.lessons import ARTICLE_SECTIONS, LANGUAGES, check_lessons, split_segments, validate_lessons
+from grader.contract import LANGUAGES
+from grader.lessons import ARTICLE_SECTIONS, check_lessons, split_segments, validate_lessons
 from tests.sandbox.backends import backend_sandbox
 
 ROOT = Path(__file__).resolve().parents[3]

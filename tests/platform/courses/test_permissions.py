@@ -12,7 +12,7 @@ from similarity.tasks import fingerprint_submission
 from tests.platform import classroom as make
 
 pytestmark = pytest.mark.django_db
-APPS = ("courses", "leaderboards", "submissions", "similarity")
+APPS = ("courses", "leaderboards", "submissions", "similarity", "lti")
 # Routes without an object argument are each user's own (their course list, the join form,
 # their account) or public by design (the site-wide board, which shows only pseudonyms).
 UNOWNED = {
@@ -28,6 +28,11 @@ UNOWNED = {
     "submissions:create",
     "submissions:exercise_list",
     "submissions:exercise_detail",
+    # An LMS's doors and the tool's keys: verified by the signed launch (tests/platform/lti), not a login.
+    "lti:login",
+    "lti:launch",
+    "lti:jwks",
+    "lti:not_ready",
 }
 POST_ONLY = {
     "courses:item_move_version",
@@ -35,8 +40,12 @@ POST_ONLY = {
     "courses:regrade",
     "similarity:assignment_hold",
     "similarity:exercise_hold",
+    "lti:roster",
 }
-INSTRUCTOR = {"courses:edit", "courses:assignment_create", "courses:item_move_version", "similarity:assignment_hold"}
+INSTRUCTOR = {
+    "courses:edit", "courses:assignment_create", "courses:item_move_version", "similarity:assignment_hold",
+    "lti:pick", "lti:roster",
+}
 # Site-wide similarity reports: the site's staff only, no instructor of any course.
 SITE_STAFF = {"similarity:exercise", "similarity:exercise_pair", "similarity:exercise_hold"}
 STAFF = {
@@ -50,6 +59,7 @@ STAFF = {
     "courses:analytics",
     "similarity:assignment",
     "similarity:assignment_pair",
+    "lti:course",
 }
 MEMBER = {
     "courses:detail",
@@ -104,6 +114,9 @@ def world():
         "similarity:exercise": {"slug": ex.slug},
         "similarity:exercise_pair": {"slug": ex.slug, **pair},
         "similarity:exercise_hold": {"slug": ex.slug},
+        "lti:course": {"pk": a.pk},
+        "lti:pick": {"pk": a.pk},
+        "lti:roster": {"pk": a.pk},
     }
     post = {
         "item": item.pk,

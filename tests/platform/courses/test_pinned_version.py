@@ -11,8 +11,8 @@ from django.utils import timezone
 from courses.models import ItemScore, RegradeJob
 from grading.models import Submission
 from grading.worker import submission_grade
+from testbed.processes import docker_is_up
 from tests.platform import classroom as make
-from tests.platform.operations.processes import docker_is_up
 
 pytestmark = pytest.mark.django_db
 

@@ -21,8 +21,8 @@ from leaderboards.verification import (
     verification_run,
     verifications_sweep,
 )
+from testbed.processes import docker_is_up
 from tests.platform import classroom as make
-from tests.platform.operations.processes import docker_is_up
 
 pytestmark = pytest.mark.django_db
 

@@ -11,50 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.platform.operations.processes import ROOT, Proxy, RedisServer, Worker, wait_for
-
-TINY_TOML = """id = "{slug}"
-version = 1
-difficulty = "easy"
-tags = ["test"]
-points = 10
-gpu = {gpu}
-
-[title]
-en = "Answer"
-zh-hans = "答案"
-
-[summary]
-en = "Return the answer."
-zh-hans = "返回答案。"
-
-[limits]
-cpu_s = 10
-wall_s = 20
-memory_mb = 256
-"""
-TINY_CHECKS = '''from grader.harness import check, equal
-
-
-@check(points=1)
-def gives_the_answer(student, reference, rng):
-    equal(student.answer(), reference.answer(), what={"en": "answer()", "zh-hans": "answer()"})
-'''
-SOLUTION = "def answer():\n    return 42\n"
-
-
-def tiny_content(root: Path) -> Path:
-    for slug, gpu in (("tiny-answer", "false"), ("tiny-gpu-answer", "true")):
-        folder = root / "coding" / slug
-        folder.mkdir(parents=True)
-        (folder / "exercise.toml").write_text(TINY_TOML.format(slug=slug, gpu=gpu))
-        (folder / "statement.md").write_text("Write `answer()`.\n")
-        (folder / "statement.zh-hans.md").write_text("写出 `answer()`。\n")
-        (folder / "starter.py").write_text("def answer():\n    return 0\n")
-        (folder / "solution.py").write_text(SOLUTION)
-        (folder / "checks.py").write_text(TINY_CHECKS)
-    return root
-
+from testbed.exercises import SOLUTION, tiny_content
+from testbed.processes import ROOT, Proxy, RedisServer, Worker, wait_for
 
 # Small times so a test recovers in seconds; their order is what production keeps.
 SHORTENED_TIMES = {

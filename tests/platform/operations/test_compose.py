@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.platform.operations.http import Client
-from tests.platform.operations.processes import docker_is_up, free_port
+from testbed.http import Client
+from testbed.processes import docker_is_up, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
 ROOT = Path(__file__).resolve().parents[3]

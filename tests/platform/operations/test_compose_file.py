@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.platform.operations.processes import ROOT
+from testbed.processes import ROOT
 
 
 def compose() -> dict:

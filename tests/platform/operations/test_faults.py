@@ -7,8 +7,8 @@ import time
 
 import pytest
 
+from testbed.processes import Proxy, docker_is_up, wait_for
 from tests.platform.operations.conftest import report, slow_solution
-from tests.platform.operations.processes import Proxy, docker_is_up, wait_for
 
 pytestmark = [pytest.mark.slow]
 

@@ -9,8 +9,8 @@ from collections import Counter
 
 import pytest
 
+from testbed.processes import Proxy, RedisServer, VirtualHosts, Worker
 from tests.platform.operations.conftest import GradingSite
-from tests.platform.operations.processes import Proxy, RedisServer, VirtualHosts, Worker
 
 pytestmark = [pytest.mark.slow]
 SUBMISSIONS = 200

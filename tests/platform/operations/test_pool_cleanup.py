@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from tests.platform.operations.processes import docker_is_up, wait_for
+from testbed.processes import docker_is_up, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
 OWNER_LABEL = "graphdojo.owner"  # sandbox.docker's; the platform's tests name it, not import it

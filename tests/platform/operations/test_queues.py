@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from grading.models import Submission
 from grading.services import SubmissionRefused
+from testbed.processes import wait_for
 from tests.platform.operations.conftest import report, slow_solution
-from tests.platform.operations.processes import wait_for
 
 pytestmark = [pytest.mark.slow]
 NO_GPU = "No GPU grading worker is online right now"

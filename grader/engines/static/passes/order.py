@@ -4,16 +4,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...errors import CycleError, MissingInputError
-from ..graph import Graph, Node
-from ..ir import IRNode, Program
+from ..ir import IRNode, Program, SymbolicGraph, SymbolicNode
 
 
-def order_graph(graph: Graph, outputs: Sequence[Node]) -> Program:
+def order_graph(graph: SymbolicGraph, outputs: Sequence[SymbolicNode]) -> Program:
     """Every node of `graph` in an order where inputs come first (dead code is removed later)."""
     by_name = {n.name: n for n in graph.nodes}
 
-    def resolve(node: Node, ref: Node | str) -> Node:
-        if isinstance(ref, Node):
+    def resolve(node: SymbolicNode, ref: SymbolicNode | str) -> SymbolicNode:
+        if not isinstance(ref, str):
             return ref
         if ref not in by_name:
             raise MissingInputError(
@@ -27,13 +26,13 @@ def order_graph(graph: Graph, outputs: Sequence[Node]) -> Program:
     # so meeting a grey node again means the path closed into a cycle
     WHITE, GREY, BLACK = 0, 1, 2
     colour = {n.id: WHITE for n in graph.nodes}
-    order: list[Node] = []
+    order: list[SymbolicNode] = []
     roots = list(outputs) + [n for n in graph.nodes]
     for root in roots:
         if colour[root.id] != WHITE:
             continue
         colour[root.id] = GREY
-        stack: list[tuple[Node, int]] = [(root, 0)]
+        stack: list[tuple[SymbolicNode, int]] = [(root, 0)]
         while stack:
             node, k = stack[-1]
             if k < len(inputs[node.id]):

@@ -15,10 +15,10 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 from accounts.services import demo_accounts_ensure
+from grader.contract import LANGUAGES
 from lessons.selectors import lessons_published
 
 WIDTHS = {"desktop": 1280, "mobile": 390}
-LANGUAGES = ("en", "zh-hans")
 CHROMIUM = "/usr/bin/chromium"
 
 

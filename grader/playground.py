@@ -1,5 +1,6 @@
 """Run (not grade) a short program in a sandbox: what the lessons' playground and the lesson
 validator both use, so a code block's claimed output is proven exactly where students run it.
+It sits below grader.host and grader.lessons, which both use it (the host re-exports it).
 
     result = run_program("print(1 + 1)", sandbox)
     result.stdout, result.stderr, result.exit_code, result.status, result.wall_s
@@ -15,7 +16,7 @@ from typing import Any
 
 from sandbox.base import Limits, Sandbox
 
-GRADER_DIR = Path(__file__).resolve().parents[1]  # grader/, whose engines the program may import
+GRADER_DIR = Path(__file__).resolve().parent  # grader/, whose engines the program may import
 MAX_CODE_BYTES = 16 * 1024
 PLAYGROUND_LIMITS = Limits(cpu_s=10, wall_s=30, memory_mb=1024, pids=32, output_bytes=16 * 1024,
                            files_bytes=64 * 1024, tmpfs_mb=64)

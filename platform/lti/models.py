@@ -1,0 +1,78 @@
+"""What GraphDojo keeps of an LMS: who a platform's user is here, which course a platform's
+context is, which assignment item a placed link opens, and where each grade sent back stands.
+
+The platform side (registrations, deployments, contexts, resource links, keys) is django-lti's
+(`lti_tool`); these rows tie it to accounts and courses."""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+
+class LinkedAccount(models.Model):
+    """A platform's user, known by (issuer, subject) only: an LMS's email address proves nothing
+    about who owns an account here, so it never links one."""
+
+    issuer = models.CharField(max_length=255)
+    sub = models.CharField(_("subject"), max_length=255)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lti_accounts")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["issuer", "sub"], name="lti_one_account_per_subject")]
+
+    def __str__(self) -> str:
+        return f"{self.sub} @ {self.issuer}"
+
+
+class LinkedCourse(models.Model):
+    """A platform's course (context) and the course it teaches here."""
+
+    context = models.OneToOneField("lti_tool.LtiContext", on_delete=models.CASCADE, related_name="graphdojo")
+    course = models.ForeignKey("courses.Course", on_delete=models.CASCADE, related_name="lti_links")
+    # The last roster sync (Names and Role Provisioning): when, and what it did or why it failed.
+    roster_synced_at = models.DateTimeField(null=True, blank=True)
+    roster_members = models.PositiveIntegerField(default=0)
+    roster_error = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.context} -> {self.course_id}"
+
+
+class LinkedItem(models.Model):
+    """A link the instructor placed in the LMS by deep linking, and the item it opens."""
+
+    resource_link = models.OneToOneField(
+        "lti_tool.LtiResourceLink", on_delete=models.CASCADE, related_name="graphdojo"
+    )
+    item = models.ForeignKey("courses.AssignmentItem", on_delete=models.CASCADE, related_name="lti_links")
+    # The platform's line item for this link (from the launch's AGS claim): where scores go.
+    lineitem_url = models.URLField(max_length=500, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.resource_link} -> {self.item_id}"
+
+
+class GradeSync(models.Model):
+    """One student's score on one placed link, as the LMS last heard it (or why it did not)."""
+
+    class State(models.TextChoices):
+        # With a context: the site's catalogue says "Failed" of a verdict, not of a score sent.
+        PENDING = "pending", pgettext_lazy("score sent to an LMS", "Pending")
+        SENT = "sent", pgettext_lazy("score sent to an LMS", "Sent")
+        FAILED = "failed", pgettext_lazy("score sent to an LMS", "Failed")
+
+    link = models.ForeignKey(LinkedItem, on_delete=models.CASCADE, related_name="grade_syncs")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
+    reason = models.TextField(blank=True)
+    score_given = models.FloatField(null=True, blank=True)
+    score_maximum = models.FloatField(null=True, blank=True)
+    tries = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["link", "user"]
+        constraints = [models.UniqueConstraint(fields=["link", "user"], name="lti_one_grade_sync_per_student")]

@@ -1,0 +1,3 @@
+"""What the tests and the benchmarks share to stand a grading site up: real processes (a Redis,
+Celery workers, proxies to cut), an HTTP client for a live server, and tiny exercises on disk.
+Never imported by the site: the benchmarks must not reach into tests/, so these live here."""
