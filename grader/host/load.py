@@ -1,4 +1,4 @@
-"""How busy the host was while a sandbox ran: the speed verdicts' witness.
+"""How busy the host was while a sandbox ran, and what hardware it is: the speed verdicts' witness.
 
 A wall-clock timing on a machine where more tasks wanted a CPU than it has is not a
 measurement of the student's code; the pipeline measures such a case again. The host samples
@@ -7,7 +7,9 @@ included) in a thread for as long as the run lasts. Standard library only.
 """
 from __future__ import annotations
 
+import functools
 import os
+import platform
 import statistics
 import threading
 from types import TracebackType
@@ -26,6 +28,28 @@ def runnable_tasks() -> int | None:
     except (OSError, ValueError):
         pass
     return None
+
+
+@functools.cache
+def host_hardware() -> dict[str, Any]:
+    """The machine a timing ran on: its CPU model, how many CPUs it has, and its architecture.
+    Ratios are measured within one run, but a ratio on another CPU can differ: the verdict says which."""
+    return {"cpu_model": _cpu_model(), "cpus": os.cpu_count(), "arch": platform.machine() or None}
+
+
+def _cpu_model() -> str | None:
+    # x86 names it "model name"; arm64 kernels may only say "Model" or "Hardware".
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            fields = {key.strip(): value.strip() for key, value in
+                      (line.split(":", 1) for line in cpuinfo if ":" in line)}
+    except OSError:
+        return platform.processor() or None
+    for key in ("model name", "Model", "Hardware", "cpu model"):
+        value = fields.get(key)
+        if value:
+            return " ".join(value.split())
+    return platform.processor() or None
 
 
 class HostLoad:

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from grader import contract
 from grader.contract import ContractError, Kind, Manifest, ResultDocument
-from grader.host.load import HostLoad
+from grader.host.load import HostLoad, host_hardware
 from grader.host.spec import ExerciseSpec
 from grader.host.verdict import Usage, Verdict, overall_kind, score_of
 from sandbox import OUTPUT_DIR, Limits, Outcome, RunOptions, Sandbox
@@ -69,6 +69,8 @@ def _grade_once(exercise: ExerciseSpec, code: str, sandbox: Sandbox, seed: int, 
     verdict = verdict_from(outcome, exercise, key)
     if verdict.perf is not None:
         verdict.perf["host_load"] = load.summary()
+        runtime = getattr(sandbox, "runtime", None)
+        verdict.perf["host"] = {**host_hardware(), "sandbox": sandbox.name + (f" ({runtime})" if runtime else "")}
         if not settle:
             verdict.unsettled = unsettled_speed(verdict, busy=load.busy)
     return verdict

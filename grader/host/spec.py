@@ -33,6 +33,8 @@ exercise.toml::
     modules = ["torch.utils.checkpoint"]                   # and/or attributes = [...], calls = [...]
     mutants = ["uses_torch_checkpoint"]                    # the mutants that prove the rule
     reason.en = "..."   reason.zh-hans = "..."             # why, shown with the refusal
+    [[hints]]                                              # optional: revealed one at a time, in order
+    en = "..."   zh-hans = "..."
 
 checks.py is never imported here (it may need torch); its @check/@perf functions and their
 points are read from its syntax tree. Every mistake raises SpecError with one message that
@@ -73,6 +75,7 @@ _TOP_KEYS = {
     "perf",
     "mutants",
     "rules",
+    "hints",
 }
 _RULE_KEYS = {"modules", "attributes", "calls", "reason", "mutants"}
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -174,6 +177,7 @@ class ExerciseSpec:
     # version when it is published, so pages name checks without reading checks.py again.
     check_titles: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
     rules: list[RuleSpec] = dataclasses.field(default_factory=list)  # what a solution may not use
+    hints: list[dict[str, str]] = dataclasses.field(default_factory=list)  # {language: text}, shown in order
 
     @property
     def visible_checks(self) -> list[str]:
@@ -257,6 +261,7 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
     _compiles(path, "solution.py", texts["solution.py"])
     mutants = _explained(path, _mutants(path, toml, data.get("mutants", {})))
     rules = _rules(data.get("rules", []), mutants, texts)
+    hints = _hints(data.get("hints", []))
 
     return ExerciseSpec(
         id=exercise_id,
@@ -281,6 +286,7 @@ def load_exercise(path: str | Path) -> ExerciseSpec:
         requires=requires,
         check_titles=check_titles(texts["checks.py"]),
         rules=rules,
+        hints=hints,
     )
 
 
@@ -302,6 +308,7 @@ def stored_spec(spec: ExerciseSpec) -> dict[str, Any]:
         "why": {mutant.name: dict(mutant.why) for mutant in spec.mutants if mutant.why},
         "digest": spec.digest, "requires": list(spec.requires), "check_titles": dict(spec.check_titles),
         "rules": [dataclasses.asdict(rule) for rule in spec.rules],
+        "hints": [dict(hint) for hint in spec.hints],
     }
 
 
@@ -325,7 +332,23 @@ def spec_from_stored(data: Mapping[str, Any], files: Mapping[str, str], path: Pa
         path=path, digest=data["digest"], requires=list(data["requires"]),
         check_titles={name: dict(title) for name, title in data["check_titles"].items()},
         rules=[RuleSpec(**rule) for rule in data["rules"]],
+        hints=[dict(hint) for hint in data.get("hints", [])],  # none stored before hints existed
     )
+
+
+def _hints(hints: Any) -> list[dict[str, str]]:
+    """``[[hints]]``: each in every language, none empty, in the order they are revealed."""
+    if not isinstance(hints, list):
+        raise SpecError("exercise.toml: hints must be [[hints]] tables, each with en and zh-hans")
+    found = []
+    for number, hint in enumerate(hints, 1):
+        if not isinstance(hint, dict) or set(hint) != set(LANGUAGES) or not all(
+            isinstance(hint[lang], str) and hint[lang].strip() for lang in LANGUAGES
+        ):
+            raise SpecError(f"exercise.toml: hint {number} needs a text in each of {' and '.join(LANGUAGES)}, "
+                            f"got {_show(hint)}")
+        found.append({lang: hint[lang].strip() for lang in LANGUAGES})
+    return found
 
 
 def _read_text(path: Path, name: str) -> str:

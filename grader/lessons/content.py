@@ -52,7 +52,7 @@ ARTICLE_SECTIONS = {
     "interview-questions": "面试题",
 }
 
-VISUALISATIONS = ("static-vs-dynamic", "compile-flow", "radar", "selection-guide")
+VISUALISATIONS = ("expression-graph", "static-vs-dynamic", "compile-flow", "radar", "selection-guide")
 
 _FENCE = re.compile(r"^```[ \t]*([^\n`]*)\n(.*?)^```[ \t]*$\n?", re.M | re.S)
 _DIRECTIVE = re.compile(r"^:::[ \t]*(viz|questions)[ \t]+([a-z0-9- ]+?)[ \t]*$", re.M)

@@ -69,6 +69,19 @@ def branch_eager(x: float) -> dict[str, Any]:
     return locals()
 
 
+def expression_static(x: float, y: float) -> Any:
+    graph = Graph("expression")
+    x_ = graph.placeholder((), "float64", name="x")
+    y_ = graph.placeholder((), "float64", name="y")
+    s = graph.op("add", [x_, y_], name="s")
+    out = graph.op("mul", [s, y_], name="out")   # y feeds two nodes: a graph, not a tree
+    plan = graph.compile(out, fuse=False)
+    return plan.run({"x": x, "y": y})
+
+
+EXPRESSION_INPUTS = {"x": 2.0, "y": 3.0}
+
+
 PROGRAMS: dict[str, dict[str, Any]] = {
     "seed": {"static": seed_static, "eager": seed_eager,
              "inputs": [{"w": 2.0, "x": 5.0, "b": -2.0}, {"w": 2.0, "x": 5.0, "b": -12.0}]},
@@ -92,6 +105,19 @@ def execution_trace(program: str, inputs: dict[str, float]) -> dict[str, Any]:
 
 def all_execution_traces() -> list[dict[str, Any]]:
     return [execution_trace(name, inputs) for name, spec in PROGRAMS.items() for inputs in spec["inputs"]]
+
+
+def expression_graph() -> dict[str, Any]:
+    """The first lesson's picture: the graph of out = (x + y) * y as the static engine defined
+    it, and the value each node held when the compiled plan ran once on EXPRESSION_INPUTS."""
+    with events.record() as trace:
+        expression_static(**EXPRESSION_INPUTS)
+    steps = _static_steps(trace)
+    return {
+        "source": _source(expression_static), "inputs": EXPRESSION_INPUTS,
+        "nodes": [{"node": s["node"], "op": s["op"], "inputs": s["inputs"]} for s in steps if s["phase"] == "define"],
+        "values": {s["node"]: s["value"] for s in steps if s["phase"] == "run"},
+    }
 
 
 def _source(fn: Callable[..., Any]) -> str:

@@ -1,8 +1,10 @@
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -33,13 +35,17 @@ def signup(request):
 
 
 @login_required
-def profile(request):
+def profile(
+    request: HttpRequest, template_name: str = "accounts/profile.html", extra_context: dict[str, Any] | None = None
+) -> HttpResponse:
+    """The account's settings; an app above accounts may show more under them (progress.views)."""
     form = BoardIdentityForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
         messages.success(request, _("Saved."))
         return redirect("accounts:profile")
-    return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)
+    context = {"form": form, **(extra_context or {})}
+    return render(request, template_name, context, status=400 if form.errors else 200)
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):

@@ -4,6 +4,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from operations.login import ThrottledLoginView, ThrottledPasswordChangeView
+from progress.views import account
 from workbench import urls as workbench_urls
 
 urlpatterns = [
@@ -17,6 +18,8 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     # The change form asks for the current password: braked like the login (before accounts.urls, same name).
     path("accounts/password/", ThrottledPasswordChangeView.as_view()),
+    # The account page adds the student's record, which accounts cannot read (before accounts.urls, same name).
+    path("accounts/profile/", account),
     path("accounts/", include("accounts.urls")),
     path("courses/", include("courses.urls")),
     path("boards/", include("leaderboards.urls")),

@@ -1,5 +1,9 @@
+import datetime as dt
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
@@ -59,6 +63,11 @@ class AssistantForm(forms.Form):
 
 
 class AssignmentForm(_EnglishTitleEnough):
+    """Open and due times are typed as wall-clock times in ``time_zone`` (the instructor's, which
+    the page fills in; UTC without JavaScript) and stored in UTC."""
+
+    time_zone = forms.CharField(widget=forms.HiddenInput, required=False, initial="UTC")
+
     class Meta:
         model = Assignment
         fields = ("title_en", "title_zh", "opens_at", "due_at", "late_policy", "penalty_per_day")
@@ -67,49 +76,78 @@ class AssignmentForm(_EnglishTitleEnough):
             "due_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         }
 
+    def clean_time_zone(self) -> ZoneInfo:
+        name = self.cleaned_data.get("time_zone") or "UTC"
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise forms.ValidationError(_("Unknown time zone %(zone)s."), params={"zone": name}) from None
+
     def clean(self):
         data = super().clean()
+        # The model gets UTC; the time zone was only how the times were written.
+        zone = data.pop("time_zone", None)
+        for name in ("opens_at", "due_at"):
+            if data.get(name) and zone is not None:
+                data[name] = timezone.make_aware(timezone.make_naive(data[name], dt.UTC), zone).astimezone(dt.UTC)
         if data.get("opens_at") and data.get("due_at") and data["due_at"] <= data["opens_at"]:
             self.add_error("due_at", _("The due time must come after the opening time."))
         return data
 
 
-class TitledChoiceField(forms.ModelChoiceField):
-    """Choices by their title in the reader's language, not by their slug."""
+NOTHING_PICKED = _("Pick an exercise, a quiz or a mock interview for this item.")
 
-    def label_from_instance(self, obj) -> str:
-        version = getattr(obj, "current_version", None)
-        return str(version.title if version is not None else getattr(obj, "title", obj))
+
+def by_title(choice: tuple[str, str]) -> str:
+    return choice[1].casefold()
 
 
 class ItemForm(forms.Form):
-    exercise = TitledChoiceField(queryset=exercises_published(), required=False, label=_("Coding exercise"))
-    bank = TitledChoiceField(queryset=Bank.objects.filter(retired=False), required=False, label=_("Quiz"))
-    interview = TitledChoiceField(
-        queryset=InterviewTemplate.objects.filter(retired=False), required=False, label=_("Mock interview")
+    """One picker for whatever the item is: a coding exercise, a quiz or a mock interview,
+    grouped by kind and searchable on the page (courses/item_picker.js)."""
+
+    item = forms.ChoiceField(
+        label=_("Exercise, quiz or mock interview"),
+        widget=forms.Select(attrs={"size": 10}),
+        error_messages={"required": NOTHING_PICKED, "invalid_choice": NOTHING_PICKED},
     )
     points = forms.IntegerField(min_value=1, max_value=1000, initial=10, label=_("Points"))
 
-    def clean(self):
-        data = super().clean()
-        chosen = [
-            (kind, data.get(name))
-            for kind, name in (
-                (AssignmentItem.Kind.EXERCISE, "exercise"),
-                (AssignmentItem.Kind.QUIZ, "bank"),
-                (AssignmentItem.Kind.INTERVIEW, "interview"),
-            )
-            if data.get(name)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.targets = item_targets()
+        kinds = dict(AssignmentItem.Kind.choices)
+        # No empty choice: the list box starts with nothing picked, and nothing picked says so.
+        self.fields["item"].choices = [
+            (kinds[kind], sorted(((key, target_title(target)) for key, target in options.items()), key=by_title))
+            for kind, options in self.targets.items()
+            if options
         ]
-        if not chosen:
-            raise forms.ValidationError(_("Pick an exercise, a quiz or a mock interview for this item."))
-        if len(chosen) > 1:
-            raise forms.ValidationError(
-                _("You picked %(n)s things; an item is one of them. Add the others as items of their own.")
-                % {"n": len(chosen)}
-            )
-        data["kind"], data["target"] = chosen[0]
-        return data
+
+    def clean_item(self):
+        kind = self.cleaned_data["item"].partition(":")[0]
+        target = self.targets.get(kind, {}).get(self.cleaned_data["item"])
+        if target is None:
+            raise forms.ValidationError(NOTHING_PICKED)
+        self.cleaned_data["kind"], self.cleaned_data["target"] = kind, target
+        return self.cleaned_data["item"]
+
+
+def target_title(target) -> str:
+    """A choice by its title in the reader's language, not by its slug."""
+    version = getattr(target, "current_version", None)
+    return str(version.title if version is not None else getattr(target, "title", target))
+
+
+def item_targets() -> dict[str, dict[str, object]]:
+    """What an item may name, by kind, keyed "kind:slug" so that the picker's value says both."""
+    return {
+        AssignmentItem.Kind.EXERCISE: {f"exercise:{e.slug}": e for e in exercises_published()},
+        AssignmentItem.Kind.QUIZ: {f"quiz:{b.uid}": b for b in Bank.objects.filter(retired=False)},
+        AssignmentItem.Kind.INTERVIEW: {
+            f"interview:{t.uid}": t for t in InterviewTemplate.objects.filter(retired=False)
+        },
+    }
 
 
 class OverrideForm(forms.Form):

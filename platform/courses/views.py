@@ -240,7 +240,7 @@ def assignment_create(request, pk: int):
         return redirect("courses:assignment", course.pk, assignment.pk)
     return render(
         request,
-        "courses/form.html",
+        "courses/assignment_form.html",
         {"form": form, "course": course, "heading": _("New assignment")},
         status=400 if form.errors else 200,
     )

@@ -14,7 +14,7 @@ from accounts.models import User
 from catalog.languages import language_key, localized
 from catalog.models import Exercise
 from grader.lessons import split_segments
-from grader.lessons.traces import DEFAULT_FLOW_PROGRAM, all_execution_traces, compile_flow
+from grader.lessons.traces import DEFAULT_FLOW_PROGRAM, all_execution_traces, compile_flow, expression_graph
 from lessons.models import Lesson, LessonProgress
 from quizzes.models import Question, QuizAttempt, Topic
 
@@ -72,6 +72,7 @@ def lesson_page(lesson: Lesson, user: User) -> dict[str, Any]:
         "next": path[position + 1] if position is not None and position + 1 < len(path) else None,
         "viz": {name: viz_data(name, meta.get("data", {})) for name in names},
         "flow_program": DEFAULT_FLOW_PROGRAM,
+        "expression": expression_picture() if "expression-graph" in names else None,
         **radar_table(meta.get("data", {}).get("radar", {})),
     }
 
@@ -102,6 +103,8 @@ def page_segments(segments: list) -> list[dict[str, Any]]:
 
 def viz_data(name: str, data: dict[str, Any]) -> dict[str, Any]:
     """The data one visualisation plays: engine traces, compile stages, or the lesson's own data file."""
+    if name == "expression-graph":
+        return expression_picture()
     if name == "static-vs-dynamic":
         return {"traces": execution_traces()}
     if name == "compile-flow":
@@ -115,6 +118,11 @@ def viz_data(name: str, data: dict[str, Any]) -> dict[str, Any]:
 def execution_traces() -> list[dict[str, Any]]:
     # Our own fixed programs on our own engines: recorded once per process, in-process.
     return all_execution_traces()
+
+
+@functools.cache
+def expression_picture() -> dict[str, Any]:
+    return expression_graph()
 
 
 @functools.cache

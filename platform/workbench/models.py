@@ -50,3 +50,21 @@ class PracticeRun(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class HintReveal(models.Model):
+    """A student asked for the next hint of an exercise (exercise.toml's [[hints]], in order):
+    kept so the hints stay shown and an instructor can tell who needed which."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hint_reveals")
+    exercise = models.ForeignKey("catalog.Exercise", on_delete=models.CASCADE, related_name="hint_reveals")
+    number = models.PositiveSmallIntegerField(help_text="1 for the first hint")
+    exercise_version = models.ForeignKey("catalog.ExerciseVersion", on_delete=models.CASCADE, related_name="+")
+    revealed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["user", "exercise", "number"]
+        constraints = [models.UniqueConstraint(fields=["user", "exercise", "number"], name="one_reveal_per_hint")]
+
+    def __str__(self) -> str:
+        return f"hint {self.number} of {self.exercise} for {self.user}"

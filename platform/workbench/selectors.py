@@ -11,12 +11,46 @@ from catalog.models import Exercise, ExerciseVersion
 from catalog.selectors import exercises_published
 from grading.models import Submission
 from workbench.messages import DIFFICULTY_ORDER
-from workbench.models import Draft
+from workbench.models import Draft, HintReveal
 
 
 def draft_code(user: User, exercise: Exercise) -> str | None:
     """The student's saved editor content for ``exercise``, or None if they never typed there."""
     return Draft.objects.filter(user=user, exercise=exercise).values_list("code", flat=True).first()
+
+
+def version_hints(version: ExerciseVersion) -> list[dict[str, str]]:
+    """exercise.toml's [[hints]] as published with the version (its stored spec, or its file
+    for a version stored before specs were)."""
+    if version.spec is not None:
+        return list(version.spec.get("hints") or [])
+    return list(_toml_hints(version.digest, version.files.get("exercise.toml", "")))
+
+
+@functools.lru_cache(maxsize=256)
+def _toml_hints(digest: str, toml_text: str) -> tuple[dict[str, str], ...]:
+    try:
+        hints = tomllib.loads(toml_text).get("hints", [])
+    except tomllib.TOMLDecodeError:
+        return ()
+    return tuple(h for h in hints if isinstance(h, dict)) if isinstance(hints, list) else ()
+
+
+@dataclasses.dataclass
+class Hints:
+    shown: list[str]  # the hints this student opened, in the reader's language
+    total: int
+
+    @property
+    def next_number(self) -> int | None:
+        return len(self.shown) + 1 if len(self.shown) < self.total else None
+
+
+def hints_of(user: User, exercise: Exercise) -> Hints:
+    """The current version's hints, and those ``user`` has opened so far."""
+    hints = version_hints(exercise.current_version) if exercise.current_version else []
+    opened = HintReveal.objects.filter(user=user, exercise=exercise, number__lte=len(hints)).count()
+    return Hints(shown=[localized(hint) for hint in hints[:opened]], total=len(hints))
 
 
 @dataclasses.dataclass

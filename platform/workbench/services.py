@@ -10,7 +10,8 @@ from django.utils.translation import ngettext
 from accounts.models import User
 from catalog.models import Exercise
 from grading.services import submission_code_check
-from workbench.models import Draft, PracticeRun
+from workbench.models import Draft, HintReveal, PracticeRun
+from workbench.selectors import version_hints
 from workbench.tasks import run_visible_checks
 
 
@@ -53,3 +54,20 @@ def practice_run_start(*, user: User, exercise: Exercise, code: str) -> Practice
     run = PracticeRun.objects.create(user=user, exercise_version=version, code=code)
     transaction.on_commit(lambda: run_visible_checks.delay(run.id))
     return run
+
+
+def hint_reveal(*, user: User, exercise: Exercise, number: int) -> HintReveal:
+    """Open hint ``number`` (1 for the first) for ``user``: hints open in order, one at a
+    time, and opening one again (a form sent twice) changes nothing."""
+    version = exercise.current_version
+    total = len(version_hints(version)) if version else 0
+    if version is None or not 1 <= number <= total:
+        raise ValidationError(_("This exercise has no hint %(n)s.") % {"n": number})
+    with transaction.atomic():
+        opened = HintReveal.objects.select_for_update().filter(user=user, exercise=exercise)
+        already = opened.filter(number=number).first()
+        if already:
+            return already
+        if number > opened.count() + 1:
+            raise ValidationError(_("Hints open one at a time: open hint %(n)s first.") % {"n": opened.count() + 1})
+        return HintReveal.objects.create(user=user, exercise=exercise, number=number, exercise_version=version)

@@ -55,6 +55,9 @@ class PerfCase:
     baseline_s: float | None
     n: int
     raw: dict[str, Any]
+    # The grading's, shared by its cases: the machine they were timed on and how busy it was.
+    host: dict[str, Any] = dataclasses.field(default_factory=dict)
+    host_load: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def scale(self) -> float:
         """The right end of the chart's axis, in ratio units."""
@@ -258,8 +261,16 @@ def _headline(
     return score + gettext(": ") + gettext(", ").join(parts) + gettext(".")
 
 
+def _table(perf: Any, key: str) -> dict[str, Any]:
+    """``perf[key]`` when it is a table (a verdict stored before it existed has none)."""
+    value = perf.get(key) if isinstance(perf, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
 def _perf(perf: Any, titles: Titles) -> list[PerfCase]:
     cases = perf.get("cases") if isinstance(perf, dict) else None
+    host = _table(perf, "host")
+    host_load = _table(perf, "host_load")
     out = []
     for case in cases or []:
         if not isinstance(case, dict) or "at_most" not in case:
@@ -277,6 +288,8 @@ def _perf(perf: Any, titles: Titles) -> list[PerfCase]:
                 baseline_s=case.get("baseline_median_s"),
                 n=int(case.get("n") or 0),
                 raw=case,
+                host=host,
+                host_load=host_load,
             )
         )
     return out

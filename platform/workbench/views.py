@@ -3,10 +3,13 @@ form, a submission's verdict, drafts saved as they type, and "run the visible ch
 import difflib
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.http import AuthenticatedHttpRequest
@@ -25,9 +28,10 @@ from workbench.selectors import (
     draft_code,
     exercise_entries,
     exercise_tags,
+    hints_of,
     next_exercise,
 )
-from workbench.services import PracticeRateLimited, draft_save, practice_run_start
+from workbench.services import PracticeRateLimited, draft_save, hint_reveal, practice_run_start
 from workbench.verdicts import error_lines
 
 
@@ -180,3 +184,24 @@ def practice_status_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResp
 
 def _practice_template(request: HttpRequest) -> str:
     return "workbench/_practice.html" if request.headers.get("HX-Request") else "workbench/practice.html"
+
+
+@login_required
+@require_POST
+def hint_reveal_view(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """ "Show a hint": htmx gets the hints box again, a plain form goes back to the exercise."""
+    exercise = get_object_or_404(exercises_published(), slug=slug)
+    number = request.POST.get("number", "")
+    errors = [] if number.isdigit() else [_("Say which hint to open.")]
+    if not errors:
+        try:
+            hint_reveal(user=request.user, exercise=exercise, number=int(number))
+        except ValidationError as refusal:
+            errors = refusal.messages
+    if request.headers.get("HX-Request"):
+        # htmx swaps in 2xx answers only: a refusal comes inside the hints box.
+        context = {"hints": hints_of(request.user, exercise), "exercise": exercise, "errors": errors}
+        return render(request, "workbench/_hints.html", context)
+    for text in errors:
+        messages.error(request, text)
+    return redirect(reverse("submissions:exercise_detail", args=[slug]) + "#hints")

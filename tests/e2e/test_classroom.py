@@ -83,7 +83,7 @@ def test_a_class_from_course_creation_to_regrade(live_server, celery_worker_proc
     teacher.get_by_label("due at").fill((now + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"))
     teacher.get_by_label("late policy").select_option("penalty")
     teacher.get_by_role("button", name="Save").click()
-    teacher.get_by_label("Coding exercise").select_option(label=TITLE)  # by title, not by slug
+    teacher.get_by_label("Exercise, quiz or mock interview").select_option(label=TITLE)  # by title, not by slug
     teacher.get_by_role("button", name="Add").click()
     expect(teacher.get_by_role("link", name=TITLE)).to_be_visible()
 

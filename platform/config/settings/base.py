@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "leaderboards",
     "operations",
     "similarity",
+    "progress",
     "lti_tool",
     "lti",
 ]

@@ -5,8 +5,10 @@ from typing import Any
 
 from django import template
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from workbench import messages
+from workbench.selectors import hints_of
 from workbench.verdicts import VerdictView, verdict_view
 
 register = template.Library()
@@ -83,6 +85,33 @@ class PerfWords:
     details: list[tuple[str, str]]
 
 
+def measured_on(host: dict[str, Any], load: dict[str, Any], clock: Any) -> list[tuple[str, str]]:
+    """Where the timing came from: the machine, its load while the grading ran, and the clock."""
+    rows: list[tuple[str, str]] = []
+    if host.get("cpus"):
+        machine = _("%(cpu)s, %(n)s CPUs") % {"cpu": host.get("cpu_model") or _("an unnamed CPU"), "n": host["cpus"]}
+        if host.get("arch"):
+            machine += f" ({host['arch']})"
+        if host.get("sandbox"):
+            machine += _(", in the %(sandbox)s sandbox") % {"sandbox": host["sandbox"]}
+        rows.append((_("Timed on"), machine))
+    if isinstance(load.get("runnable_mean"), int | float) and load.get("cpus"):
+        busy = _("busy: more tasks wanted a CPU than it has") if load.get("busy") else _("not busy")
+        rows.append((_("Load on that machine"), _(
+            "%(mean)s tasks wanting a CPU on average (at most %(max)s) for %(cpus)s CPUs: %(busy)s"
+        ) % {"mean": f"{float(load['runnable_mean']):g}", "max": load.get("runnable_max"), "cpus": load["cpus"],
+             "busy": busy}))
+    if clock in CLOCKS:
+        rows.append((_("Clock"), str(CLOCKS[clock])))
+    return rows
+
+
+CLOCKS = {
+    "cpu": gettext_lazy("the CPU time each side used plus the time it waited; other load cannot inflate it"),
+    "wall": gettext_lazy("the wall clock (this sandbox shows no CPU time per task)"),
+}
+
+
 @register.simple_tag
 def perf_words(case: Any) -> PerfWords:
     """Readable sentences for a verdict's performance case (workbench.verdicts.PerfCase)."""
@@ -120,6 +149,7 @@ def perf_words(case: Any) -> PerfWords:
             "used": messages.duration(float(raw["elapsed_s"])), "budget": messages.duration(float(raw["budget_s"]))}))
     if isinstance(raw.get("confidence"), int | float):
         details.append((_("Confidence of the decision"), f"{float(raw['confidence']):.1%}"))
+    details += measured_on(case.host, case.host_load, raw.get("clock"))
     return PerfWords(
         baseline=base,
         baseline_time_label=_("Time of %(base)s (median)") % {"base": base},
@@ -128,3 +158,10 @@ def perf_words(case: Any) -> PerfWords:
         needed=needed,
         details=details,
     )
+
+
+@register.inclusion_tag("workbench/_hints.html", takes_context=True)
+def exercise_hints(context: template.Context, exercise: Any) -> dict[str, Any]:
+    """The exercise's hints box: those the student opened, and a button for the next."""
+    request = context["request"]
+    return {"hints": hints_of(request.user, exercise), "exercise": exercise, "csrf_token": context.get("csrf_token")}

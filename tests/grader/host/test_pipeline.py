@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 
 import pytest
 
@@ -47,6 +48,10 @@ def test_the_reference_solution_is_accepted(exercise, sandbox):
     assert case["decision"] == "pass" and case["n"] >= 10 and case["interval"][0] <= case["ratio"] <= case["interval"][1]
     assert verdict.backend == sandbox.name and verdict.usage.wall_s > 0
     assert not any("unisolated" in note for note in verdict.notes)
+    # The machine the timings came from travels with them, as the load does.
+    host = verdict.perf["host"]
+    assert host["cpus"] == os.cpu_count() and host["cpu_model"] and host["sandbox"].startswith(sandbox.name)
+    assert verdict.perf["host_load"]["cpus"] == os.cpu_count()
 
 
 def test_a_wrong_answer_says_what_was_wrong_on_visible_checks_only(exercise, sandbox):

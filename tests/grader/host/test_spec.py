@@ -202,3 +202,38 @@ def test_the_reference_must_keep_its_own_rules(tmp_path):
     solution = "import operator\n\ndef add(a, b):\n    return operator.add(a, b)\n"
     message = error_for(tmp_path, toml=TOML + RULE, files=LIBRARY_ADDS, solution=solution)
     assert message.startswith("solution.py: line 1: uses operator") and "[[rules]] number 1" in message
+
+
+HINTS = """
+[[hints]]
+en = "Sort the ops once, at build time."
+zh-hans = "在构建时把算子排一次序。"
+
+[[hints]]
+en = "Keep the plan; execute only walks it."
+zh-hans = "把执行计划存起来，execute 只需按它走一遍。"
+"""
+
+
+def test_hints_load_in_order_in_both_languages_and_survive_storing(tmp_path):
+    spec = load_exercise(make_exercise(tmp_path / "ex", toml=TOML + HINTS))
+    assert [hint["en"] for hint in spec.hints] == ["Sort the ops once, at build time.",
+                                                  "Keep the plan; execute only walks it."]
+    assert spec.hints[1]["zh-hans"].startswith("把执行计划")
+    stored = json.loads(json.dumps(stored_spec(spec)))
+    files = {p.relative_to(spec.path).as_posix(): p.read_text() for p in spec.path.rglob("*") if p.is_file()}
+    assert spec_from_stored(stored, files, spec.path).hints == spec.hints
+    del stored["hints"]  # stored before hints existed
+    assert spec_from_stored(stored, files, spec.path).hints == []
+    assert load_exercise(make_exercise(tmp_path / "none")).hints == []
+
+
+@pytest.mark.parametrize("hints, problem", [
+    ('[[hints]]\nen = "only English"\n', "hint 1 needs a text in each of en and zh-hans"),
+    ('[[hints]]\nen = "x"\nzh-hans = "  "\n', "hint 1 needs a text in each of en and zh-hans"),
+    ('[[hints]]\nen = "x"\nzh-hans = "y"\nfr = "z"\n', "hint 1 needs a text in each of en and zh-hans"),
+    ('hints = "read the statement"\n', "hints must be [[hints]] tables"),
+])
+def test_a_hint_missing_a_language_is_refused_by_name(tmp_path, hints, problem):
+    toml = hints + TOML if not hints.startswith("[[") else TOML + hints
+    assert problem in error_for(tmp_path, toml=toml)

@@ -19,7 +19,7 @@ def test_the_repository_lessons_are_sound_and_cover_every_section_of_the_article
         assert all(lesson.body[lang].strip() and lesson.title[lang] for lang in LANGUAGES), lesson.slug
         assert lesson.quiz, f"{lesson.slug} has no short quiz"
     names = {s.text for lesson in result.lessons for s in lesson.segments("en") if s.kind == "viz"}
-    assert names == {"static-vs-dynamic", "compile-flow", "radar", "selection-guide"}
+    assert names == {"expression-graph", "static-vs-dynamic", "compile-flow", "radar", "selection-guide"}
 
 
 def test_segments_split_markdown_runnable_code_claimed_output_and_markers():

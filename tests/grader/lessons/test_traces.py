@@ -1,6 +1,12 @@
 """The visualisations' traces come from the engines: the static and eager columns differ the
 way define-then-run and define-by-run differ."""
-from grader.lessons.traces import DEFAULT_FLOW_PROGRAM, all_execution_traces, compile_flow, execution_trace
+from grader.lessons.traces import (
+    DEFAULT_FLOW_PROGRAM,
+    all_execution_traces,
+    compile_flow,
+    execution_trace,
+    expression_graph,
+)
 
 
 def test_the_seed_demo_static_column_defines_compiles_then_runs_and_agrees_with_eager():
@@ -34,3 +40,13 @@ def test_compile_flow_shows_each_pass_changing_the_plan():
     assert by_pass["fuse_elementwise"]["kernel_count"] < by_pass["dead_code_after_optimize"]["kernel_count"]
     assert flow["peak_bytes"] <= flow["unplanned_bytes"]
     assert flow["kernel_count"] == by_pass["plan_memory"]["kernel_count"]
+
+
+def test_the_first_lessons_picture_is_the_graph_the_static_engine_defined_and_ran():
+    picture = expression_graph()
+    assert [(n["node"], n["op"], n["inputs"]) for n in picture["nodes"]] == [
+        ("x", "placeholder", []), ("y", "placeholder", []), ("s", "add", ["x", "y"]), ("out", "mul", ["s", "y"]),
+    ]
+    x, y = picture["inputs"]["x"], picture["inputs"]["y"]
+    assert picture["values"] == {"x": x, "y": y, "s": x + y, "out": (x + y) * y}
+    assert 'graph.op("mul", [s, y_], name="out")' in picture["source"]

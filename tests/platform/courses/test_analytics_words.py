@@ -60,12 +60,12 @@ def test_a_course_needs_no_chinese_title_or_term_and_items_are_picked_by_title(c
     assert (course.title_zh, course.term) == ("Graphs", "")
     ex, other = make.exercise("graph-ex"), make.exercise("other-ex")
     form = ItemForm()
-    labels = [label for _, label in form.fields["exercise"].choices]
+    labels = [label for _, group in form.fields["item"].choices for _, label in group]
     assert "Exercise graph-ex" in labels and "graph-ex" not in labels
-    one = ItemForm({"exercise": ex.pk, "bank": "", "interview": "", "points": 5})
-    assert one.is_valid()
+    one = ItemForm({"item": f"exercise:{ex.slug}", "points": 5})
+    assert one.is_valid() and one.cleaned_data["target"] == ex
     none = ItemForm({"points": 5})
-    assert not none.is_valid() and "Pick an exercise" in str(none.non_field_errors())
+    assert not none.is_valid() and "Pick an exercise" in str(none.errors["item"])
     assert other.pk  # a second exercise to choose from
 
 

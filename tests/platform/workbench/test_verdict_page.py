@@ -104,3 +104,24 @@ def test_check_titles_come_from_the_row_then_the_version_never_from_checks_py(cl
     page = page_of(client, submission)
     assert "The row&#x27;s own title" in page and "Names the missing input" in page
     assert "行自带的标题" in page_of(client, submission, "zh-hans")
+
+
+def test_each_timing_says_the_machine_it_came_from_its_load_and_clock(client, graded):
+    accepted = graded("accepted")
+    accepted.result["perf"]["host"] = {"cpu_model": "AMD EPYC 7B13", "cpus": 16, "arch": "x86_64",
+                                       "sandbox": "docker (runsc)"}
+    accepted.result["perf"]["host_load"] = {"runnable_mean": 3.5, "runnable_max": 9, "cpus": 16, "samples": 40,
+                                            "busy": False}
+    accepted.result["perf"]["cases"][0]["clock"] = "cpu"
+    accepted.save()
+    page = page_of(client, accepted)
+    assert "Timed on" in page and "AMD EPYC 7B13, 16 CPUs (x86_64), in the docker (runsc) sandbox" in page
+    assert "3.5 tasks wanting a CPU on average (at most 9) for 16 CPUs: not busy" in page
+    assert "other load cannot inflate it" in page
+    chinese = page_of(client, accepted, "zh-hans")
+    assert "Timed on" not in chinese and "AMD EPYC 7B13" in chinese
+
+
+def test_a_verdict_stored_before_the_machine_was_recorded_shows_no_machine(client, graded):
+    page = page_of(client, graded("accepted"))
+    assert "How it was measured" in page and "Timed on" not in page

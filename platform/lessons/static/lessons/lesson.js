@@ -221,6 +221,29 @@
     load(0);
   }
 
+  /* ---- the first lesson's picture: one tiny expression as the static engine built it ----- */
+  function expressionViz(root, viz) {
+    var nodes = viz.nodes.map(function (n) { return { id: n.node, label: n.node, sub: n.op }; });
+    var edges = [];
+    viz.nodes.forEach(function (n) { n.inputs.forEach(function (i) { edges.push([i, n.node]); }); });
+    var drawn = GraphView.draw(root.querySelector(".graph"), nodes, edges, { title: root.querySelector("h2").textContent });
+    var button = root.querySelector("[data-action=run]");
+    function show(ran) {
+      viz.nodes.forEach(function (n) {
+        var g = drawn.nodes[n.node];
+        g.classList.toggle("symbolic", !ran);
+        g.classList.toggle("computed", ran);
+        g.querySelector(".sub").textContent = ran ? n.op + " = " + GraphView.formatValue(viz.values[n.node]) : n.op;
+      });
+      root.querySelector("[data-state=defined]").hidden = ran;
+      root.querySelector("[data-state=ran]").hidden = !ran;
+      button.setAttribute("aria-pressed", ran ? "true" : "false");
+      root.dataset.ran = ran ? "true" : "false";
+    }
+    button.addEventListener("click", function () { show(root.dataset.ran !== "true"); });
+    show(false);
+  }
+
   /* ---- build -> compile flow ------------------------------------------------------------ */
   function flowViz(root, viz) {
     var flow = viz.flow, index = 0;
@@ -404,7 +427,7 @@
     });
   }
 
-  var controllers = { "static-vs-dynamic": executionViz, "compile-flow": flowViz, radar: radarViz, "selection-guide": guideViz };
+  var controllers = { "expression-graph": expressionViz, "static-vs-dynamic": executionViz, "compile-flow": flowViz, radar: radarViz, "selection-guide": guideViz };
   document.querySelectorAll("[data-viz]").forEach(function (root) {
     var name = root.dataset.viz;
     if (controllers[name] && data[name]) controllers[name](root, data[name]);
