@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from accounts.models import User
 from grading.models import Submission
 from tests.e2e.journeys import log_in, write_code
-from tests.e2e.test_workbench import SCREENS, DESKTOP, PHONE, SLUG, content, fits, graded, log_in_as_student  # noqa: F401
+from tests.e2e.test_workbench import DESKTOP, PHONE, SCREENS, SLUG, content, fits, graded, log_in_as_student  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -153,7 +153,7 @@ def test_times_show_in_the_viewers_time_zone(live_server, chromium, content):
         student = User.objects.get(username=page.locator(".who").inner_text())
         mine = graded(student, "accepted", "x = 1\n")
         page.goto(f"{live_server.url}/exercises/{SLUG}/")
-        when = page.locator(f'ul.history time[data-local]').first
+        when = page.locator('ul.history time[data-local]').first
         utc = mine.created_at.strftime("%Y-%m-%d %H:%M") + " UTC"
         expect(when).to_have_attribute("title", utc)  # the server's UTC stays one hover away
         expect(when).to_contain_text("GMT+8")

@@ -15,9 +15,9 @@ from playwright.sync_api import expect
 from accounts.models import User
 from catalog.models import Exercise
 from catalog.services import content_sync
+from grading.models import Submission
 from interviews.services import interview_templates_sync
 from quizzes.services import quiz_content_sync
-from grading.models import Submission
 from tests.e2e.journeys import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

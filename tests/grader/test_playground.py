@@ -1,8 +1,8 @@
 """Running, not grading, a short program in the sandbox; and the compile flow run there."""
 import pytest
 
-from grader.lessons.traces import DEFAULT_FLOW_PROGRAM
 from grader.host.playground import MAX_CODE_BYTES, run_compile_flow, run_program
+from grader.lessons.traces import DEFAULT_FLOW_PROGRAM
 from tests.sandbox.backends import backend_sandbox
 
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grader.engines import F, Graph, gradients, tensor
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.engines import F, OPS, tensor
+from grader.engines import OPS, F, tensor
 
 from .conftest import arrays, broadcastable_pair, small_shapes
 

@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from grader.content_root import exercise_folders
-from grader.host.spec import load_exercise
 from grader.host.validation import validate_content, validate_exercise
 from tests.grader.factories import TOML, grading_sandbox, make_exercise
 
