@@ -1,8 +1,11 @@
+from typing import Any
+
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from catalog.models import Exercise
 from catalog.selectors import exercises_published
 from courses.models import Assignment, AssignmentItem, Course
 from interviews.models import InterviewTemplate
@@ -12,13 +15,14 @@ from quizzes.models import Bank
 class _EnglishTitleEnough(forms.ModelForm):
     """A Chinese title is welcome, not required: without one the English title is shown."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["title_zh"].required = False
         self.fields["title_zh"].help_text = _("Optional: the English title is shown when it is empty.")
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data  # what Django's clean() returns; its stub allows an override's None
         if not data.get("title_zh") and data.get("title_en"):
             data["title_zh"] = data["title_en"]
         return data
@@ -29,7 +33,7 @@ class CourseForm(_EnglishTitleEnough):
         model = Course
         fields = ("title_en", "title_zh", "term")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["term"].required = False
 
@@ -67,7 +71,7 @@ class AssignmentForm(_EnglishTitleEnough):
             "due_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         }
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
         if data.get("opens_at") and data.get("due_at") and data["due_at"] <= data["opens_at"]:
             self.add_error("due_at", _("The due time must come after the opening time."))
@@ -77,7 +81,7 @@ class AssignmentForm(_EnglishTitleEnough):
 class TitledChoiceField(forms.ModelChoiceField):
     """Choices by their title in the reader's language, not by their slug."""
 
-    def label_from_instance(self, obj) -> str:
+    def label_from_instance(self, obj: Exercise | Bank | InterviewTemplate) -> str:
         version = getattr(obj, "current_version", None)
         return str(version.title if version is not None else getattr(obj, "title", obj))
 
@@ -90,8 +94,9 @@ class ItemForm(forms.Form):
     )
     points = forms.IntegerField(min_value=1, max_value=1000, initial=10, label=_("Points"))
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         chosen = [
             (kind, data.get(name))
             for kind, name in (
