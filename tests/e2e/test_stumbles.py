@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from accounts.models import User
 from grading.models import Submission
 from tests.e2e.journeys import log_in, write_code
-from tests.e2e.test_workbench import DESKTOP, PHONE, SCREENS, SLUG, content, fits, graded, log_in_as_student  # noqa: F401
+from tests.e2e.test_workbench import DESKTOP, PHONE, SCREENS, SLUG, fits, graded, log_in_as_student
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -44,7 +44,8 @@ def test_an_empty_submit_and_an_oversized_draft_say_why(live_server, page, conte
 
 def test_a_visitor_lands_on_what_the_site_is(live_server, page, content):
     page.goto(live_server.url + "/")
-    expect(page.get_by_role("heading", name="Learn how deep-learning frameworks run computation graphs")).to_be_visible()
+    heading = page.get_by_role("heading", name="Learn how deep-learning frameworks run computation graphs")
+    expect(heading).to_be_visible()
     expect(page.get_by_role("link", name="Sign up, free")).to_be_visible()
 
 

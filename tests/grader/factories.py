@@ -48,9 +48,10 @@ def adds_random_numbers(student, reference, rng):
         a, b = float(rng.normal()), float(rng.normal())
         close(student.add(a, b), reference.add(a, b))
 """
+ADD_SOLUTION = "def add(a, b):\n    return a + b\n"
 
 
-def make_exercise(folder: Path, *, toml: str = TOML, checks: str = CHECKS, solution: str = "def add(a, b):\n    return a + b\n",
+def make_exercise(folder: Path, *, toml: str = TOML, checks: str = CHECKS, solution: str = ADD_SOLUTION,
                   files: dict[str, str] | None = None, omit: tuple[str, ...] = ()) -> Path:
     """A small valid exercise folder; override any part to make it invalid."""
     folder.mkdir(parents=True, exist_ok=True)

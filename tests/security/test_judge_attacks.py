@@ -17,7 +17,6 @@ from grader.contract import Kind
 from grader.harness.messages import HIDDEN, MESSAGES
 from grader.host import Verdict, grade, load_exercise
 from tests.grader.factories import REPO, TOML, make_exercise
-from tests.sandbox.backends import sandbox  # noqa: F401
 
 SECRET = "hidden-input-4242"
 FIXED_HIDDEN_TEXTS = {MESSAGES[i] for i in HIDDEN.values()} | {MESSAGES["check.passed"]}

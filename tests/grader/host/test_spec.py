@@ -58,15 +58,18 @@ def test_an_unknown_key(tmp_path):
     assert message.startswith("exercise.toml: unknown key [limits].memory (allowed: ")
 
 
+FAST_PERF = "@perf()\ndef fast(s, r, g): pass\n"
+
+
 def test_a_threshold_without_a_baseline(tmp_path):
-    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n@perf()\ndef fast(s, r, g): pass\n"
+    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n" + FAST_PERF
     message = error_for(tmp_path, checks=checks, toml=TOML.replace('visible = ["adds_small_numbers"]', "visible = []")
                         + "\n[perf.fast]\nat_most = 2\n")
     assert message.startswith("exercise.toml: [perf.fast].baseline is missing")
 
 
 def test_a_perf_case_without_a_threshold(tmp_path):
-    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n@perf()\ndef fast(s, r, g): pass\n"
+    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n" + FAST_PERF
     message = error_for(tmp_path, checks=checks, toml=TOML.replace('visible = ["adds_small_numbers"]', "visible = []"))
     assert message == "exercise.toml: [perf.fast] is missing: checks.py declares @perf fast without a threshold"
 
@@ -82,7 +85,8 @@ def test_a_mutant_without_its_verdict(tmp_path):
 
 
 def test_a_mutant_expected_to_pass(tmp_path):
-    message = error_for(tmp_path, toml=TOML + '\n[mutants]\nsame = "ACCEPTED"\n', files={"mutants/same.py": "def add(a, b): return a + b\n"})
+    message = error_for(tmp_path, toml=TOML + '\n[mutants]\nsame = "ACCEPTED"\n',
+                        files={"mutants/same.py": "def add(a, b): return a + b\n"})
     assert message == "exercise.toml: [mutants].same must be a failing verdict, got ACCEPTED"
 
 
@@ -96,16 +100,19 @@ def test_a_missing_language(tmp_path):
 
 
 def test_thresholds_in_the_decorator_are_refused(tmp_path):
-    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n@perf(at_most=2)\ndef fast(s, r, g): pass\n"
+    checks = ("from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n"
+              "@perf(at_most=2)\ndef fast(s, r, g): pass\n")
     message = error_for(tmp_path, checks=checks, toml=TOML.replace('visible = ["adds_small_numbers"]', "visible = []"))
     assert message == ("checks.py: @perf fast: unknown argument at_most; "
                        "thresholds and baselines belong in exercise.toml [perf.fast]")
 
 
 def test_visible_in_the_decorator_must_agree_with_the_toml(tmp_path):
-    checks = "from grader.harness import check\n@check(visible=True)\ndef adds_small_numbers(s, r, g): pass\n@check(visible=True)\ndef b(s, r, g): pass\n"
+    checks = ("from grader.harness import check\n@check(visible=True)\ndef adds_small_numbers(s, r, g): pass\n"
+              "@check(visible=True)\ndef b(s, r, g): pass\n")
     message = error_for(tmp_path, checks=checks)
-    assert message == 'exercise.toml: [checks].visible lacks "b", but checks.py says @check(visible=True); make them agree'
+    assert message == ('exercise.toml: [checks].visible lacks "b", but checks.py says @check(visible=True); '
+                       "make them agree")
 
 
 def test_a_stored_spec_is_the_loaded_one_without_validating_again(tmp_path):
