@@ -32,9 +32,10 @@ test: venv
 		$(PY) -m pytest $(PYTEST_ARGS)
 
 # Types and lint (configured in pyproject.toml); .ci/run runs it before the tests.
-# Each source root is added here with its settings there (grader/ and sandbox/ are strict).
-LINTED := platform tests/platform grader sandbox testbed
-TYPED := platform grader sandbox
+# Lint covers the whole tree; every source root but tests/ and exercises/ is typed too, with
+# its settings there (grader/, sandbox/, graphdojo/ and bench/ are strict).
+LINTED := platform grader sandbox graphdojo bench exercises tests testbed
+TYPED := platform grader sandbox graphdojo bench
 check: venv
 	$(PY) -m ruff check $(LINTED)
 	$(PY) -m mypy $(TYPED)

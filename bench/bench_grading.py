@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from testbed.exercises import SOLUTION, tiny_content
@@ -76,7 +77,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, round(q / 100 * len(ordered) + 0.4999) - 1)]
 
 
-def run_once(workers: int, tmp: Path) -> dict[str, object]:
+def run_once(workers: int, tmp: Path) -> dict[str, Any]:
     redis = RedisServer(tmp)
     redis.start()
     content = tiny_content(tmp / f"content-{workers}")
@@ -125,7 +126,7 @@ def run_once(workers: int, tmp: Path) -> dict[str, object]:
             "p95_s": round(percentile(waits, 95), 1), "median_wait_by_queue_quarter_s": [round(g, 1) for g in growth]}
 
 
-def one_at_a_time(tmp: Path, count: int) -> dict[str, object]:
+def one_at_a_time(tmp: Path, count: int) -> dict[str, Any]:
     """Submit-to-verdict on an idle site: each submission waits for the previous verdict."""
     redis = RedisServer(tmp)
     redis.start()
@@ -161,8 +162,8 @@ def one_at_a_time(tmp: Path, count: int) -> dict[str, object]:
         web.wait(30)
         redis.stop()
     waits = [done - created for _, created, done in rows]
-    return {"submissions": len(rows), "p50_s": round(percentile(waits, 50), 2), "p95_s": round(percentile(waits, 95), 2),
-            "backend": "docker-runc, warm pool (default size)"}
+    return {"submissions": len(rows), "p50_s": round(percentile(waits, 50), 2),
+            "p95_s": round(percentile(waits, 95), 2), "backend": "docker-runc, warm pool (default size)"}
 
 
 def _answers(base: str) -> bool:
@@ -194,9 +195,9 @@ def main() -> None:
               f"{' → '.join(f'{g} s' for g in r['median_wait_by_queue_quarter_s'])} |" for r in runs]
     lines += ["", f"Mix: {result['mix']}. Measured with `python -m bench grading`."]
     if idle:
-        lines += ["", f"One student alone, {idle['submissions']} submissions of static-graph-executor (numpy), each after "
-                  f"the previous verdict, one worker, {idle['backend']}: submit→verdict p50 {idle['p50_s']} s, "
-                  f"p95 {idle['p95_s']} s (target p50 ≤ 1.5 s)."]
+        lines += ["", f"One student alone, {idle['submissions']} submissions of static-graph-executor (numpy), "
+                  f"each after the previous verdict, one worker, {idle['backend']}: "
+                  f"submit→verdict p50 {idle['p50_s']} s, p95 {idle['p95_s']} s (target p50 ≤ 1.5 s)."]
     (RESULTS / "grading.md").write_text("\n".join(lines) + "\n")
 
 

@@ -32,11 +32,13 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from grader.contract import Kind
 from grader.host.pipeline import grade, sandbox_limits
 from grader.host.spec import ExerciseSpec, load_exercise
-from sandbox import docker_available, get_sandbox
+from sandbox import Sandbox, docker_available
+from sandbox.docker import DockerSandbox
 from testbed.exercises import make_exercise
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -58,7 +60,8 @@ def adds_small_numbers(student, reference, rng):
 
 def tiny(folder: Path, torch: bool) -> ExerciseSpec:
     head = "import torch\n\n" if torch else "import numpy\n\n"
-    return load_exercise(make_exercise(folder, checks=TINY_CHECKS, solution=head + "def add(a, b):\n    return a + b\n"))
+    solution = head + "def add(a, b):\n    return a + b\n"
+    return load_exercise(make_exercise(folder, checks=TINY_CHECKS, solution=solution))
 
 
 def exercises(scratch: Path) -> dict[str, tuple[ExerciseSpec, str]]:
@@ -117,7 +120,7 @@ def delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]
 # --- one grading at a time --------------------------------------------------------------
 
 
-def graded(spec: ExerciseSpec, code: str, sandbox) -> dict[str, object]:
+def graded(spec: ExerciseSpec, code: str, sandbox: Sandbox) -> dict[str, object]:
     verdict = grade(spec, code, sandbox)
     if verdict.verdict != Kind.ACCEPTED:
         raise RuntimeError(f"{spec.id}: the reference solution got {verdict.verdict}: {verdict.notes}")
@@ -126,27 +129,28 @@ def graded(spec: ExerciseSpec, code: str, sandbox) -> dict[str, object]:
 
 def per_grading(spec: ExerciseSpec, code: str, warm: bool) -> dict[str, object]:
     pool_size = 1 if warm else 0
-    sandbox = get_sandbox("docker", pool_size=pool_size, pool_limits=sandbox_limits(spec), preload=spec.preload,
-                          cgroup_parent=CGROUP)
+    sandbox = DockerSandbox(pool_size=pool_size, pool_limits=sandbox_limits(spec), preload=spec.preload,
+                            cgroup_parent=CGROUP)
+    pool = sandbox.pool  # there is one when warm
     gradings, refills, imports, hits = [], [], [], 0
     seen: set[str] = set()
     try:
         graded(spec, code, sandbox)  # the page cache and the engine warmed, not measured
         for _ in range(SAMPLES):
-            if warm:
-                sandbox.pool.wait_ready()
-                sandbox.pool.size = 0  # no refill inside the grading's window: it is measured apart
+            if pool is not None:
+                pool.wait_ready()
+                pool.size = 0  # no refill inside the grading's window: it is measured apart
             before = snapshot()
             result = graded(spec, code, sandbox)
             gradings.append(delta(before, snapshot()))
             imports.append(len(result["fresh_imports"]))  # type: ignore[arg-type]
             seen.update(result["fresh_imports"])  # type: ignore[arg-type]
             hits += bool(result["warm"])
-            if warm:
+            if pool is not None:
                 before = snapshot()
-                sandbox.pool.size = 1
-                sandbox.pool._wake.set()
-                sandbox.pool.wait_ready()
+                pool.size = 1
+                pool._wake.set()
+                pool.wait_ready()
                 refills.append(delta(before, snapshot()))
     finally:
         sandbox.close()
@@ -172,7 +176,8 @@ def per_grading(spec: ExerciseSpec, code: str, warm: bool) -> dict[str, object]:
 
 def sustained(queue: list[tuple[ExerciseSpec, str]], workers: int = 2) -> dict[str, object]:
     limits = sandbox_limits(queue[0][0])
-    sandbox = get_sandbox("docker", pool_size=workers, pool_limits=limits, cgroup_parent=CGROUP)
+    sandbox = DockerSandbox(pool_size=workers, pool_limits=limits, cgroup_parent=CGROUP)
+    assert sandbox.pool is not None  # workers > 0
     for spec, _ in queue:
         sandbox.pool.add_shape(sandbox_limits(spec), spec.preload)
     sandbox.pool.wait_ready()
@@ -230,15 +235,15 @@ def main() -> None:
             "mixed real (numpy, torch)": [chosen["static-graph-executor (numpy)"], chosen["zero-graph-breaks (torch)"]]
             * (SUSTAINED // 2),
         }
-        results["sustained"] = {name: sustained(queue) for name, queue in runs.items()}
-        for name, row in results["sustained"].items():  # type: ignore[union-attr]
+        results["sustained"] = sustained_rows = {name: sustained(queue) for name, queue in runs.items()}
+        for name, row in sustained_rows.items():
             print(name, json.dumps(row), flush=True)
     results["load_after"] = os.getloadavg()
     (RESULTS / "gradings.json").write_text(json.dumps(results, indent=1) + "\n")
     (RESULTS / "gradings.md").write_text(table(results))
 
 
-def table(results: dict) -> str:
+def table(results: dict[str, Any]) -> str:
     cores = results["cores"]
     lines = [
         f"# Whole gradings: cost and throughput ({cores} cores, Docker runc)",

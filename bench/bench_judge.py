@@ -16,16 +16,19 @@ from __future__ import annotations
 import collections
 import json
 import multiprocessing
+import multiprocessing.synchronize
 import os
 import statistics
 import tempfile
 import threading
 import time
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import Any
 
 from grader.contract import Kind
 from grader.host.pipeline import grade
-from grader.host.spec import DEFAULT_MARGIN, load_exercise
+from grader.host.spec import DEFAULT_MARGIN, ExerciseSpec, load_exercise
 from sandbox import Sandbox, get_sandbox
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -69,7 +72,8 @@ def same_result(student, reference, rng):
 
 @perf()
 def loop(student, reference, rng):
-    return Race(student=student.work, reference=reference.work, inputs=lambda rng: (int(rng.integers({WORK}, {WORK} + 100)),))
+    return Race(student=student.work, reference=reference.work,
+                inputs=lambda rng: (int(rng.integers({WORK}, {WORK} + 100)),))
 """
 SOLUTION = """\
 def work(n):
@@ -97,13 +101,15 @@ def submission(factor: float) -> str:
 def exercise_folder(root: Path, threshold: float = THRESHOLD) -> Path:
     folder = root / "bench-loop"
     folder.mkdir()
-    for name, text in {"exercise.toml": toml(threshold), "checks.py": CHECKS, "solution.py": SOLUTION, "starter.py": "def work(n):\n    return 0\n",
-                       "statement.md": "# Loop\n", "statement.zh-hans.md": "# 循环\n"}.items():
+    files = {"exercise.toml": toml(threshold), "checks.py": CHECKS, "solution.py": SOLUTION,
+             "starter.py": "def work(n):\n    return 0\n",
+             "statement.md": "# Loop\n", "statement.zh-hans.md": "# 循环\n"}
+    for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
     return folder
 
 
-def _spin(stop) -> None:  # a busy process: one core's worth of CPU, nothing else
+def _spin(stop: multiprocessing.synchronize.Event) -> None:  # a busy process: one core's worth of CPU, nothing else
     while not stop.is_set():
         sum(i * i for i in range(10_000))
 
@@ -112,7 +118,7 @@ class Load:
     """``gradings`` other gradings of the reference running beside the measured one, in
     threads on the same sandbox, and optionally busy processes on top."""
 
-    def __init__(self, exercise, sandbox: Sandbox, gradings: int, busy: bool) -> None:
+    def __init__(self, exercise: ExerciseSpec, sandbox: Sandbox, gradings: int, busy: bool) -> None:
         self.stop = threading.Event()
         self.busy_stop = multiprocessing.Event()
         self.threads = [threading.Thread(target=self._grade, args=(exercise, sandbox), daemon=True)
@@ -120,12 +126,15 @@ class Load:
         self.processes = [multiprocessing.Process(target=_spin, args=(self.busy_stop,), daemon=True)
                           for _ in range(BUSY_PROCESSES if busy else 0)]
 
-    def _grade(self, exercise, sandbox: Sandbox) -> None:
+    def _grade(self, exercise: ExerciseSpec, sandbox: Sandbox) -> None:
         while not self.stop.is_set():
             grade(exercise, exercise.solution, sandbox)
 
+    def _workers(self) -> list[threading.Thread | BaseProcess]:
+        return [*self.threads, *self.processes]
+
     def __enter__(self) -> Load:
-        for worker in [*self.threads, *self.processes]:
+        for worker in self._workers():
             worker.start()
         if self.threads:
             time.sleep(3)  # the other gradings are under way before the measured one starts
@@ -134,7 +143,7 @@ class Load:
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
         self.busy_stop.set()
-        for worker in [*self.threads, *self.processes]:
+        for worker in self._workers():
             worker.join(timeout=120)
 
 
@@ -158,7 +167,9 @@ def main() -> None:
     (RESULTS / "judge.md").write_text(markdown(report))
 
 
-def measure(exercise, sandbox: Sandbox, label: str, factor: float, load: str, runs: int) -> dict:
+def measure(
+    exercise: ExerciseSpec, sandbox: Sandbox, label: str, factor: float, load: str, runs: int
+) -> dict[str, Any]:
     code = submission(factor)
     should_pass = factor * 1.0 <= THRESHOLD
     verdicts: collections.Counter[str] = collections.Counter()
@@ -187,7 +198,7 @@ def measure(exercise, sandbox: Sandbox, label: str, factor: float, load: str, ru
     }
 
 
-def markdown(report: dict) -> str:
+def markdown(report: dict[str, Any]) -> str:
     lines = [
         f"## Speed verdicts under load: at most {report['threshold_at_most']}x the reference "
         f"(margin {report['margin']:.0%}), {report['budget_s']} s budget, {report['backend']} backend, "

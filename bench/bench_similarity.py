@@ -33,6 +33,7 @@ import time
 import zlib
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +44,9 @@ STUDENTS = 500
 sys.path.insert(0, str(ROOT / "platform"))
 
 from similarity.fingerprints import MIN_PRINTS, THRESHOLD, fingerprint, score  # noqa: E402
+
+if TYPE_CHECKING:  # the models import only once render_time() has set Django up
+    from accounts.models import User
 
 # -- disguises -------------------------------------------------------------------------------
 
@@ -187,7 +191,7 @@ def hashes(code: str, ignore: set[int]) -> set[int]:
     return {p.hash for p in fingerprint(code, ignore=ignore)}
 
 
-def quality(threshold: float) -> dict:
+def quality(threshold: float) -> dict[str, Any]:
     files = corpus()
     starters = {slug: hashes(f.get("starter.py", ""), set()) for slug, f in files.items()}
     recall_scores: list[float] = []
@@ -307,7 +311,7 @@ def _generated_program(rng: random.Random) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _assignment_with_students(programs: list[str]):
+def _assignment_with_students(programs: list[str]) -> tuple[User, str]:
     """A course of len(programs) students, one assignment of one exercise, each student's
     counted submission one of ``programs``, fingerprinted as the task would."""
     from django.utils import timezone
@@ -353,7 +357,7 @@ def _assignment_with_students(programs: list[str]):
     return instructor, f"/similarity/courses/{course.pk}/assignments/{assignment.pk}/"
 
 
-def render_time() -> dict:
+def render_time() -> dict[str, Any]:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
     import django
 
@@ -402,7 +406,7 @@ def main() -> None:
 
     threshold = float(os.environ.get("SIMILARITY_THRESHOLD", str(THRESHOLD)))
     started = time.perf_counter()
-    result: dict = {"k": K, "window": WINDOW, **quality(threshold)}
+    result: dict[str, Any] = {"k": K, "window": WINDOW, **quality(threshold)}
     result["quality_seconds"] = round(time.perf_counter() - started, 1)
     if os.environ.get("DATABASE_URL"):
         result["report"] = render_time()
@@ -417,9 +421,10 @@ def main() -> None:
         "| what | measured | target |",
         "|---|---|---|",
         f"| recall on disguised copies (renamed, reordered, comments and dead code, loops rewritten): "
-        f"{result['disguised_copies']} copies of {result['originals'] - len(result['too_short'])} solutions and mutants of "
-        f"{result['exercises']} exercises ({len(result['too_short'])} more are too short to compare) "
-        f"| {result['recall']:.1%} (score median {result['copy_score_median']:.2f}, min {result['copy_score_min']:.2f}) | ≥ 95 % |",
+        f"{result['disguised_copies']} copies of {result['originals'] - len(result['too_short'])} solutions and "
+        f"mutants of {result['exercises']} exercises ({len(result['too_short'])} more are too short to compare) "
+        f"| {result['recall']:.1%} (score median {result['copy_score_median']:.2f}, "
+        f"min {result['copy_score_min']:.2f}) | ≥ 95 % |",
         f"| false pairs among independent files (solution, mutants, starter of two different exercises): "
         f"{result['independent_pairs']} pairs | {result['false_pairs']} ({result['false_pair_rate']:.2%}; "
         f"p99 score {result['independent_score_p99']:.2f}) | ≤ 5 % |",
@@ -431,7 +436,8 @@ def main() -> None:
             f"{r['runs']} runs) | p50 {r['render_p50_s'] * 1000:.0f} ms, max {r['render_max_s'] * 1000:.0f} ms, "
             f"{r['queries']} queries, {r['pairs_listed']} pairs listed | < 1 s |"
         )
-    lines += ["", f"Too short to compare (< {MIN_PRINTS} fingerprints beyond the starter): " + ", ".join(result["too_short"])]
+    lines += ["", f"Too short to compare (< {MIN_PRINTS} fingerprints beyond the starter): "
+              + ", ".join(result["too_short"])]
     lines += ["", "Closest independent pairs: " + "; ".join(result["worst_independent"]), ""]
     if result["missed"]:
         lines += ["Missed copies: " + "; ".join(result["missed"]), ""]

@@ -53,7 +53,7 @@ class Timed(Sandbox):
                 self.runs[part] = self.runs.get(part, 0) + 1
 
     def close(self) -> None:
-        self.real.close()  # type: ignore[attr-defined]
+        self.real.close()
 
 
 def measure(jobs: int) -> dict[str, Any]:

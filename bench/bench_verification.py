@@ -30,22 +30,24 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 from bench.bench_judge import exercise_folder, submission
 from grader.host.performance import overall_ratio
 from grader.host.pipeline import grade
 from grader.host.remeasure import Ratio, remeasure
-from grader.host.spec import load_exercise
-from sandbox import get_sandbox
+from grader.host.spec import ExerciseSpec, load_exercise
+from sandbox import Limits, Outcome, RunOptions, Sandbox, get_sandbox
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CANDIDATES = {"A": 1.0, "B": 1.0, "C": 2.0}  # work factors against the reference
 
 
 @contextmanager
-def load(busy: int = 2):
+def load(busy: int = 2) -> Iterator[None]:
     """Busy processes, one per core here, killed as a group however the block ends."""
     burners = [
         subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(busy)
@@ -65,8 +67,8 @@ def judged(a: Ratio | None, b: Ratio | None, c: Ratio | None) -> dict[str, bool]
     return {"measured": True, "a_b_share": share, "c_behind": c[1] > max(a[2], b[2])}
 
 
-def apart(exercise, sandbox) -> dict[str, Ratio | None]:
-    out = {}
+def apart(exercise: ExerciseSpec, sandbox: Sandbox) -> dict[str, Ratio | None]:
+    out: dict[str, Ratio | None] = {}
     for key, factor in CANDIDATES.items():
         if key == "A":
             out[key] = overall_ratio({"perf": grade(exercise, submission(factor), sandbox).perf})
@@ -76,22 +78,25 @@ def apart(exercise, sandbox) -> dict[str, Ratio | None]:
     return out
 
 
-def batch(exercise, sandbox, rounds: int) -> tuple[dict[str, Ratio | None], dict[str, list]]:
+def batch(
+    exercise: ExerciseSpec, sandbox: Sandbox, rounds: int
+) -> tuple[dict[str, Ratio | None], dict[str, list[list[float] | None]]]:
     """The load starts once half of the gradings are done, switched on between two gradings
     by a wrapper around the sandbox."""
     half = len(CANDIDATES) * rounds // 2
     done = {"n": 0}
 
     with ExitStack() as loaded:
-        class Drifting:
-            def __getattr__(self, name):
-                return getattr(sandbox, name)
+        class Drifting(Sandbox):
+            name = sandbox.name
 
-            def run(self, *args, **kwargs):
+            def run(
+                self, files: Mapping[str, bytes], argv: Sequence[str], limits: Limits, options: RunOptions | None = None
+            ) -> Outcome:
                 if done["n"] == half:
                     loaded.enter_context(load())
                 done["n"] += 1
-                return sandbox.run(*args, **kwargs)
+                return sandbox.run(files, argv, limits, options)
 
         measured = remeasure(
             exercise, [(k, submission(f)) for k, f in CANDIDATES.items()], Drifting(), seed=12345, rounds=rounds
@@ -103,7 +108,7 @@ def main() -> None:
     batches = int(os.environ.get("BENCH_VERIFY_BATCHES", "5"))
     rounds = int(os.environ.get("BENCH_VERIFY_ROUNDS", "2"))
     sandbox = get_sandbox(os.environ.get("BENCH_BACKEND", "auto"))
-    runs: dict[str, list[dict]] = {"apart": [], "batch": []}
+    runs: dict[str, list[dict[str, Any]]] = {"apart": [], "batch": []}
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as root:
         exercise = load_exercise(exercise_folder(Path(root), threshold=3.0))
@@ -128,7 +133,7 @@ def main() -> None:
     (RESULTS / "verification.md").write_text(markdown(report))
 
 
-def markdown(report: dict) -> str:
+def markdown(report: dict[str, Any]) -> str:
     n = report["batches"]
     labels = {"apart": "each graded once: A quiet, B and C under load", "batch": "one interleaved batch"}
     lines = [

@@ -96,9 +96,8 @@ def print_verdict(submission: dict[str, Any], language: str) -> None:
 def exercises(client: Client) -> int:
     marks = {"solved": "✔", "attempted": "◐", "new": " "}
     for exercise in client.request("GET", "/api/v1/exercises/"):
-        print(
-            f"{marks.get(exercise['state'], ' ')} {exercise['slug']:<28} {exercise['difficulty']:<7} {exercise['title']}"
-        )
+        mark = marks.get(exercise["state"], " ")
+        print(f"{mark} {exercise['slug']:<28} {exercise['difficulty']:<7} {exercise['title']}")
     return 0
 
 

@@ -11,6 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 IN_CI = os.environ.get("CI") == "true"
 
+# The ``sandbox`` fixture (every backend in turn), for any test that names it.
+pytest_plugins = ["tests.sandbox.backends"]
+
 
 def require(component: str, available: bool, how: str = "") -> None:
     """Skip a test whose component is missing, except in CI, where that is a failure.

@@ -1,4 +1,5 @@
 import datetime as dt
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django import forms
@@ -16,13 +17,14 @@ from quizzes.models import Bank
 class _EnglishTitleEnough(forms.ModelForm):
     """A Chinese title is welcome, not required: without one the English title is shown."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["title_zh"].required = False
         self.fields["title_zh"].help_text = _("Optional: the English title is shown when it is empty.")
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data  # what Django's clean() returns; its stub allows an override's None
         if not data.get("title_zh") and data.get("title_en"):
             data["title_zh"] = data["title_en"]
         return data
@@ -33,7 +35,7 @@ class CourseForm(_EnglishTitleEnough):
         model = Course
         fields = ("title_en", "title_zh", "term")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["term"].required = False
 
@@ -113,18 +115,20 @@ class ItemForm(forms.Form):
     )
     points = forms.IntegerField(min_value=1, max_value=1000, initial=10, label=_("Points"))
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.targets = item_targets()
         kinds = dict(AssignmentItem.Kind.choices)
+        item = self.fields["item"]
+        assert isinstance(item, forms.ChoiceField)
         # No empty choice: the list box starts with nothing picked, and nothing picked says so.
-        self.fields["item"].choices = [
+        item.choices = [
             (kinds[kind], sorted(((key, target_title(target)) for key, target in options.items()), key=by_title))
             for kind, options in self.targets.items()
             if options
         ]
 
-    def clean_item(self):
+    def clean_item(self) -> str:
         kind = self.cleaned_data["item"].partition(":")[0]
         target = self.targets.get(kind, {}).get(self.cleaned_data["item"])
         if target is None:
@@ -133,7 +137,7 @@ class ItemForm(forms.Form):
         return self.cleaned_data["item"]
 
 
-def target_title(target) -> str:
+def target_title(target: object) -> str:
     """A choice by its title in the reader's language, not by its slug."""
     version = getattr(target, "current_version", None)
     return str(version.title if version is not None else getattr(target, "title", target))

@@ -15,13 +15,15 @@ CLOSED = ("finished", "expired")
 
 
 @receiver(submission_graded, sender=Submission, dispatch_uid="courses.item_scores")
-def _on_graded(sender, submission: Submission, **kwargs) -> None:
+def _on_graded(sender: type[Submission], submission: Submission, **kwargs: object) -> None:
     if submission.status == Submission.Status.GRADED:  # a platform failure is no grading of the student
         exercise_grading_record(submission)
 
 
 @receiver(post_save, sender=QuizAttempt, dispatch_uid="courses.quiz_scores")
-def _on_quiz_saved(sender, instance: QuizAttempt, update_fields=None, **kwargs) -> None:
+def _on_quiz_saved(
+    sender: type[QuizAttempt], instance: QuizAttempt, update_fields: frozenset[str] | None = None, **kwargs: object
+) -> None:
     if (
         instance.status in CLOSED
         and update_fields
@@ -40,7 +42,12 @@ def _on_quiz_saved(sender, instance: QuizAttempt, update_fields=None, **kwargs) 
 
 
 @receiver(post_save, sender=InterviewAttempt, dispatch_uid="courses.interview_scores")
-def _on_interview_saved(sender, instance: InterviewAttempt, update_fields=None, **kwargs) -> None:
+def _on_interview_saved(
+    sender: type[InterviewAttempt],
+    instance: InterviewAttempt,
+    update_fields: frozenset[str] | None = None,
+    **kwargs: object,
+) -> None:
     if instance.status in CLOSED and update_fields and "status" in update_fields:
         totals = instance.items.aggregate(total=Sum("max_points"))
         earned = instance.items.filter(correct=True).aggregate(earned=Sum("max_points"))

@@ -34,6 +34,8 @@ from courses.tasks import regrade_job_run
 from courses.tokens import invitation_token
 from grading.models import Submission
 from grading.services import submission_resubmit
+from interviews.models import InterviewTemplate
+from quizzes.models import Bank
 
 ROSTER_MAX_BYTES = 512 * 1024
 ROSTER_MAX_ROWS = 5000
@@ -207,7 +209,7 @@ def invitation_claim_with_new_account(*, invitation: Invitation, username: str, 
     return user
 
 
-def assignment_create(*, course: Course, **fields) -> Assignment:
+def assignment_create(*, course: Course, **fields: object) -> Assignment:
     position = (course.assignments.order_by("-position").values_list("position", flat=True).first() or 0) + 1
     assignment = Assignment(course=course, position=position, **fields)
     assignment.full_clean()
@@ -215,16 +217,20 @@ def assignment_create(*, course: Course, **fields) -> Assignment:
     return assignment
 
 
-def item_add(*, assignment: Assignment, kind: str, target, points: int) -> AssignmentItem:
+def item_add(
+    *, assignment: Assignment, kind: str, target: Exercise | Bank | InterviewTemplate, points: int
+) -> AssignmentItem:
     """Add an exercise (pinned to its current version), a quiz bank or an interview."""
     position = (assignment.items.order_by("-position").values_list("position", flat=True).first() or 0) + 1
     item = AssignmentItem(assignment=assignment, position=position, kind=kind, points=points)
-    if kind == AssignmentItem.Kind.EXERCISE:
+    if kind == AssignmentItem.Kind.EXERCISE and isinstance(target, Exercise):
         item.exercise_version = target.current_version
-    elif kind == AssignmentItem.Kind.QUIZ:
+    elif kind == AssignmentItem.Kind.QUIZ and isinstance(target, Bank):
         item.bank = target
-    else:
+    elif kind == AssignmentItem.Kind.INTERVIEW and isinstance(target, InterviewTemplate):
         item.interview = target
+    else:
+        raise ValueError(f"a {kind} item cannot point at {type(target).__name__} {target}")
     item.save()
     return item
 

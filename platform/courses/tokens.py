@@ -14,11 +14,12 @@ from courses.models import Invitation
 class InvitationTokenGenerator(PasswordResetTokenGenerator):
     key_salt = "graphdojo.courses.invitation"
 
-    def _make_hash_value(self, invitation, timestamp: int) -> str:
+    # Django types these methods for a user; this generator is keyed to an invitation instead.
+    def _make_hash_value(self, invitation: Invitation, timestamp: int) -> str:  # type: ignore[override]
         claimed = "" if invitation.claimed_at is None else invitation.claimed_at.isoformat()
         return f"{invitation.pk}|{invitation.course_id}|{invitation.email}|{invitation.role}|{claimed}|{timestamp}"
 
-    def check_token(self, invitation, token: str | None) -> bool:
+    def check_token(self, invitation: Invitation | None, token: str | None) -> bool:  # type: ignore[override]
         """Like Django's check, with the invitation's own lifetime (INVITATION_VALID_S)."""
         if not (invitation and token) or token.count("-") != 1:
             return False
@@ -28,7 +29,7 @@ class InvitationTokenGenerator(PasswordResetTokenGenerator):
         except ValueError:
             return False
         if not any(
-            constant_time_compare(self._make_token_with_timestamp(invitation, ts, secret), token)
+            constant_time_compare(self._make_token_with_timestamp(invitation, ts, secret), token)  # type: ignore[arg-type]
             for secret in [self.secret, *self.secret_fallbacks]
         ):
             return False

@@ -4,13 +4,14 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from courses import services
 from courses.analytics import exercise_stats, quiz_stats
@@ -49,7 +50,7 @@ def _errors(error: ValidationError) -> str:
 
 
 @login_required
-def course_list(request):
+def course_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(
         request,
         "courses/list.html",
@@ -58,7 +59,7 @@ def course_list(request):
 
 
 @login_required
-def course_create(request):
+def course_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     if not request.user.is_instructor:
         raise Http404
     form = CourseForm(request.POST or None)
@@ -71,7 +72,7 @@ def course_create(request):
 
 
 @login_required
-def course_join(request, code: str = ""):
+def course_join(request: AuthenticatedHttpRequest, code: str = "") -> HttpResponse:
     form = JoinForm(request.POST or None, initial={"code": code})
     if request.method == "POST" and form.is_valid():
         try:
@@ -85,7 +86,7 @@ def course_join(request, code: str = ""):
 
 
 @login_required
-def course_detail(request, pk: int):
+def course_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk)
     pseudonym_form = CoursePseudonymForm(request.POST or None, initial={"pseudonym": membership.pseudonym})
     status = 200
@@ -118,7 +119,7 @@ def course_detail(request, pk: int):
 
 
 @login_required
-def course_edit(request, pk: int):
+def course_edit(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk, instructor=True)
     form = CourseForm(request.POST or None, instance=course)
     if request.method == "POST" and form.is_valid():
@@ -132,12 +133,12 @@ def course_edit(request, pk: int):
     )
 
 
-def _base_url(request) -> str:
+def _base_url(request: HttpRequest) -> str:
     return request.build_absolute_uri("/").rstrip("/")
 
 
 @login_required
-def roster(request, pk: int):
+def roster(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk, staff=True)
     roster_form, assistant_form = RosterForm(), AssistantForm()
     status = 200
@@ -149,7 +150,7 @@ def roster(request, pk: int):
                 roster_form = RosterForm(request.POST, request.FILES)
                 if roster_form.is_valid():
                     result = services.roster_import(
-                        course=course, data=request.FILES["roster"].read(), base_url=_base_url(request)
+                        course=course, data=roster_form.cleaned_data["roster"].read(), base_url=_base_url(request)
                     )
                     messages.success(
                         request,
@@ -192,7 +193,7 @@ def roster(request, pk: int):
     )
 
 
-def invitation(request, pk: int, token: str):
+def invitation(request: HttpRequest, pk: int, token: str) -> HttpResponse:
     """Where an emailed invitation leads: accept it logged in, or make an account for it."""
     opened = invitation_open(pk, token)
     if opened is None:
@@ -232,7 +233,7 @@ def invitation(request, pk: int, token: str):
 
 
 @login_required
-def assignment_create(request, pk: int):
+def assignment_create(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk, instructor=True)
     form = AssignmentForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -247,7 +248,7 @@ def assignment_create(request, pk: int):
 
 
 @login_required
-def assignment_detail(request, pk: int, assignment_pk: int):
+def assignment_detail(request: AuthenticatedHttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk)
     assignment = get_object_or_404(assignments_of(course), pk=assignment_pk)
     form = ItemForm(request.POST or None)
@@ -279,7 +280,7 @@ def assignment_detail(request, pk: int, assignment_pk: int):
 
 
 @login_required
-def item_work(request, pk: int, item_pk: int):
+def item_work(request: AuthenticatedHttpRequest, pk: int, item_pk: int) -> HttpResponse:
     """An assignment's exercise at the version the assignment pins: its statement, and a code
     form whose submissions are graded against that version (not the exercise's latest)."""
     course, membership = course_for(request.user, pk)
@@ -336,7 +337,7 @@ def item_work(request, pk: int, item_pk: int):
 
 @login_required
 @require_POST
-def item_move_version(request, pk: int, item_pk: int):
+def item_move_version(request: AuthenticatedHttpRequest, pk: int, item_pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk, instructor=True)
     item = get_object_or_404(
         AssignmentItem.objects.select_related("exercise_version", "assignment__course"),
@@ -353,7 +354,7 @@ def item_move_version(request, pk: int, item_pk: int):
 
 
 @login_required
-def gradebook_view(request, pk: int):
+def gradebook_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk, staff=True)
     return render(
         request,
@@ -363,13 +364,13 @@ def gradebook_view(request, pk: int):
 
 
 @login_required
-def gradebook_csv(request, pk: int):
+def gradebook_csv(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk, staff=True)
     return csv_response(f"gradebook-{course.pk}.csv", gradebook_rows(course))
 
 
 @login_required
-def student_detail(request, pk: int, user_pk: int):
+def student_detail(request: AuthenticatedHttpRequest, pk: int, user_pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk, staff=True)
     student = get_object_or_404(students_of(course), pk=user_pk)
     assignments = list(assignments_of(course))
@@ -395,7 +396,7 @@ def student_detail(request, pk: int, user_pk: int):
 
 @login_required
 @require_POST
-def score_override_view(request, pk: int):
+def score_override_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk, staff=True)
     form = OverrideForm(request.POST)
     if not form.is_valid():
@@ -421,7 +422,7 @@ def score_override_view(request, pk: int):
 
 @login_required
 @require_POST
-def regrade(request, pk: int):
+def regrade(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Regrade one submission, every submission to an exercise item, or a whole assignment."""
     course, membership = course_for(request.user, pk, staff=True)
     students = students_of(course).values("id")
@@ -451,7 +452,7 @@ def regrade(request, pk: int):
 
 
 @login_required
-def job_detail(request, pk: int, job_pk: int):
+def job_detail(request: AuthenticatedHttpRequest, pk: int, job_pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk, staff=True)
     job = get_object_or_404(RegradeJob, pk=job_pk, course=course)
     template = "courses/_job_progress.html" if request.headers.get("HX-Request") else "courses/job.html"
@@ -459,7 +460,7 @@ def job_detail(request, pk: int, job_pk: int):
 
 
 @login_required
-def analytics(request, pk: int):
+def analytics(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     course, membership = course_for(request.user, pk, staff=True)
     items = [item for a in assignments_of(course) for item in a.items.all()]
     exercises = [exercise_stats(course, item) for item in items if item.kind == AssignmentItem.Kind.EXERCISE]

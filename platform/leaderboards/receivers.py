@@ -13,13 +13,15 @@ from leaderboards.tasks import stale_entries_regrade_task
 
 
 @receiver(submission_graded, sender=Submission, dispatch_uid="leaderboards.best_entry")
-def _on_graded(sender, submission: Submission, **kwargs) -> None:
+def _on_graded(sender: type[Submission], submission: Submission, **kwargs: object) -> None:
     if submission.status == Submission.Status.GRADED:  # a platform failure is no grading of the student
         entry_record(submission)
 
 
 @receiver(post_save, sender=User, dispatch_uid="leaderboards.hiding")
-def _on_user_saved(sender, instance: User, update_fields=None, **kwargs) -> None:
+def _on_user_saved(
+    sender: type[User], instance: User, update_fields: frozenset[str] | None = None, **kwargs: object
+) -> None:
     """A student hid or showed themselves: every site-wide board's ranking counts them anew."""
     if update_fields is None or "hide_from_public_boards" in update_fields:
         if Entry.objects.filter(user_id=instance.id).exists():
@@ -27,7 +29,7 @@ def _on_user_saved(sender, instance: User, update_fields=None, **kwargs) -> None
 
 
 @receiver(post_save, sender=ExerciseVersion, dispatch_uid="leaderboards.new_version")
-def _on_new_version(sender, instance: ExerciseVersion, created: bool, **kwargs) -> None:
+def _on_new_version(sender: type[ExerciseVersion], instance: ExerciseVersion, created: bool, **kwargs: object) -> None:
     """Earlier entries are stale from now on; regrade them once the new version is current."""
     if created and instance.number > 1:
         exercise_id = instance.exercise_id

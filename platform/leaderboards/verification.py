@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import logging
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from catalog.models import Exercise, ExerciseVersion
@@ -46,14 +46,14 @@ VERIFY_TASK = "leaderboards.tasks.verify_top"  # sent by name: the task module i
 BOARD_ORDER = (F("ratio_low").asc(), F("ratio").asc(), "id")  # among full scores with a ratio
 
 
-def timed(version_id: int):
+def timed(version_id: int) -> QuerySet[Entry]:
     """The board's timed full scores in board order (hidden students too: course boards show them)."""
     return Entry.objects.filter(
         exercise_version_id=version_id, score__gte=FULL_SCORE, ratio_low__isnull=False, withdrawn_at__isnull=True
     ).order_by(*BOARD_ORDER)
 
 
-def timed_top(version_id: int, n: int):
+def timed_top(version_id: int, n: int) -> QuerySet[Entry]:
     return timed(version_id)[:n]
 
 
@@ -234,7 +234,7 @@ def measured_outcome(
                    also=entries_store)
 
 
-def verifications_sweep(now=None) -> dict[str, int]:
+def verifications_sweep(now: datetime | None = None) -> dict[str, int]:
     """Beat: resend batches whose message was lost, reclaim ones whose worker died, and ask
     for every board whose last re-measuring is older than LEADERBOARD_VERIFY_EVERY_S."""
     now = now or timezone.now()

@@ -17,8 +17,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import unicodedata
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.forms import PasswordChangeForm
 from django.contrib.auth.views import LoginView
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
@@ -88,7 +90,7 @@ def login_succeeded(request: HttpRequest) -> None:
 class ThrottledLoginView(LoginView):
     """Django's login, braked (see the module's docstring)."""
 
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if login_braked(request):
             form = self.get_form()
             minutes = max(1, settings.LOGIN_THROTTLE_S // 60)
@@ -118,12 +120,12 @@ class ThrottledPasswordChangeView(PasswordChangeView):
         unbound = self.get_form_class()(**kwargs)
         return self.render_to_response(self.get_context_data(form=unbound, throttled=message), status=429)
 
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if login_braked(request, name=request.user.get_username()):
             return self._braked_response()
         return super().post(request, *args, **kwargs)
 
-    def form_invalid(self, form):
+    def form_invalid(self, form: PasswordChangeForm) -> HttpResponse:
         if form.has_error("old_password"):
             login_failed(self.request, name=self.request.user.get_username())
         return super().form_invalid(form)

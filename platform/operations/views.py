@@ -7,11 +7,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
+from accounts.http import AuthenticatedHttpRequest
 from operations.selectors import grading_snapshot, prometheus_text
 
 
 @never_cache
-def healthz(request) -> HttpResponse:
+def healthz(request: HttpRequest) -> HttpResponse:
     """200 while the database answers: what compose's and a load balancer's checks ask."""
     try:
         with connection.cursor() as cursor:
@@ -31,7 +32,7 @@ def metrics_allowed(request: HttpRequest) -> bool:
 
 
 @never_cache
-def metrics(request) -> HttpResponse:
+def metrics(request: HttpRequest) -> HttpResponse:
     """Prometheus scrapes this with METRICS_TOKEN as its bearer token; staff may read it logged in."""
     if not metrics_allowed(request):
         refused = HttpResponse("metrics: a bearer token or a staff login is needed\n", status=401,
@@ -43,5 +44,5 @@ def metrics(request) -> HttpResponse:
 
 @staff_member_required
 @never_cache
-def dashboard(request):
+def dashboard(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "operations/dashboard.html", {"snapshot": grading_snapshot()})

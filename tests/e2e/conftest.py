@@ -8,7 +8,20 @@ from pathlib import Path
 import pytest
 import redis
 
+from catalog.services import content_sync
+from interviews.services import interview_templates_sync
+from quizzes.services import quiz_content_sync
+
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def content(transactional_db, content_dir):
+    """The real content synced: exercises, quiz banks and interview templates."""
+    assert not content_sync(content_dir).errors
+    quizzes = quiz_content_sync(content_dir)
+    assert not interview_templates_sync(content=quizzes.content).errors
+    return content_dir
 
 
 @pytest.fixture
@@ -18,7 +31,8 @@ def celery_worker_process(transactional_db, settings, requires, tmp_path):
     requires("PostgreSQL", database["ENGINE"].endswith("postgresql"), "set DATABASE_URL=postgres://…")
     requires("Redis broker", broker.startswith("redis://") and _redis_answers(broker), "set CELERY_BROKER_URL=redis://…")
     # The worker must see the test database pytest-django created, not the configured one.
-    url = f"postgres://{database['USER']}:{database['PASSWORD'] or ''}@{database['HOST']}:{database['PORT'] or 5432}/{database['NAME']}"
+    url = (f"postgres://{database['USER']}:{database['PASSWORD'] or ''}"
+           f"@{database['HOST']}:{database['PORT'] or 5432}/{database['NAME']}")
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT / "platform"),

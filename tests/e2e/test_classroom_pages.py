@@ -6,9 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser
-
 from django.utils import timezone
+from playwright.sync_api import Browser
 
 from courses.models import AssignmentItem, RegradeJob
 from leaderboards.models import Entry, Verification

@@ -18,7 +18,7 @@ from grading.models import Submission
 from lessons.models import Lesson, LessonProgress
 from lessons.services import lessons_sync
 from quizzes.models import Bank, QuizAttempt
-from tests.e2e.test_workbench import DESKTOP, PHONE, SCREENS, SLUG, VERDICTS, content, fits  # noqa: F401
+from tests.e2e.test_workbench import DESKTOP, PHONE, SCREENS, SLUG, VERDICTS, fits
 from tests.platform import classroom as make
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -179,7 +179,8 @@ def test_hints_open_one_at_a_time_on_the_exercise_page(live_server, chromium, da
         expect(hints.locator("li")).to_have_count(2)
         at_both_widths(page, f"{language}-exercise-hints")
         hints.locator("#next-hint").click()
-        expect(hints.locator(".note")).to_have_text("That was the last hint." if language == "en" else "这已经是最后一条提示。")
+        last = "That was the last hint." if language == "en" else "这已经是最后一条提示。"
+        expect(hints.locator(".note")).to_have_text(last)
         assert list(ada.hint_reveals.values_list("number", flat=True)) == [1, 2, 3]
     finally:
         page.context.close()

@@ -45,6 +45,7 @@ def test_a_candidate_answers_an_open_question_and_scores_it(live_server, page, c
     review.get_by_label(re.compile("Looks for recompilation")).check()
     review.get_by_role("button", name="Save my score").click()
     review = page.locator("article.open-review").first
-    expect(review.locator(".self-score")).to_have_text("4 / 9")  # the rubric also scores profiling and allocator work now
+    # the rubric also scores profiling and allocator work now
+    expect(review.locator(".self-score")).to_have_text("4 / 9")
     expect(page.locator("#total")).to_have_text("4")
     expect(page.locator("article.open-review").nth(1).get_by_role("button", name="Save my score")).to_have_count(0)

@@ -26,7 +26,8 @@ def test_a_candidate_sits_the_ml_systems_screen(live_server, celery_worker_proce
 
     log_in(page, live_server.url)
     page.get_by_role("link", name="Mock interviews").click()
-    page.locator("article.template", has_text="ML systems screen").get_by_role("button", name="Start the interview").click()
+    screen = page.locator("article.template", has_text="ML systems screen")
+    screen.get_by_role("button", name="Start the interview").click()
     attempt = InterviewAttempt.objects.get()
     questions = list(attempt.items.filter(kind="question").order_by("position"))
     assert len(questions) == 7

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from accounts.models import User
 from grading.models import Submission
 from tests.e2e.journeys import log_in, write_code
-from tests.e2e.test_workbench import SCREENS, DESKTOP, PHONE, SLUG, content, fits, graded, log_in_as_student  # noqa: F401
+from tests.e2e.test_workbench import DESKTOP, PHONE, SCREENS, SLUG, fits, graded, log_in_as_student
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -44,7 +44,8 @@ def test_an_empty_submit_and_an_oversized_draft_say_why(live_server, page, conte
 
 def test_a_visitor_lands_on_what_the_site_is(live_server, page, content):
     page.goto(live_server.url + "/")
-    expect(page.get_by_role("heading", name="Learn how deep-learning frameworks run computation graphs")).to_be_visible()
+    heading = page.get_by_role("heading", name="Learn how deep-learning frameworks run computation graphs")
+    expect(heading).to_be_visible()
     expect(page.get_by_role("link", name="Sign up, free")).to_be_visible()
 
 
@@ -160,7 +161,7 @@ def test_times_show_in_the_viewers_time_zone(live_server, chromium, content):
         student = User.objects.get(username=page.locator(".who").inner_text())
         mine = graded(student, "accepted", "x = 1\n")
         page.goto(f"{live_server.url}/exercises/{SLUG}/")
-        when = page.locator(f'ul.history time[data-local]').first
+        when = page.locator('ul.history time[data-local]').first
         utc = mine.created_at.strftime("%Y-%m-%d %H:%M") + " UTC"
         expect(when).to_have_attribute("title", utc)  # the server's UTC stays one hover away
         expect(when).to_contain_text("GMT+8")

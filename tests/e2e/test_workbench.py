@@ -2,7 +2,8 @@
 indents with Tab and keeps drafts, the starter one click away, error pages in the site's
 look, and a Chinese verdict page with no English left in it.
 
-axe-core (tests/e2e/vendor/axe-core) audits every main page. Set GRAPHDOJO_SCREENSHOTS=/some/dir to keep a screenshot of every page visited."""
+axe-core (tests/e2e/vendor/axe-core) audits every main page. Set GRAPHDOJO_SCREENSHOTS=/some/dir
+to keep a screenshot of every page visited."""
 import json
 import os
 import re
@@ -14,9 +15,6 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from catalog.models import Exercise
-from catalog.services import content_sync
-from interviews.services import interview_templates_sync
-from quizzes.services import quiz_content_sync
 from grading.models import Submission
 from tests.e2e.journeys import log_in
 
@@ -39,14 +37,6 @@ VISIBLE_TEXT = """() => {
   }
   return out.join(" | ");
 }"""
-
-
-@pytest.fixture
-def content(transactional_db, content_dir):
-    assert not content_sync(content_dir).errors
-    quizzes = quiz_content_sync(content_dir)
-    assert not interview_templates_sync(content=quizzes.content).errors
-    return content_dir
 
 
 def graded(user: User, name: str, code: str) -> Submission:

@@ -1,7 +1,7 @@
 """Real sandbox backends for tests: docker-runc, docker-runsc and local (bubblewrap).
 
-Import the ``sandbox`` fixture into a test module to run its tests on all three. A backend
-that is missing skips here and fails in CI (see tests/conftest.py ``requires``).
+A test that names the ``sandbox`` fixture runs on all three (tests/conftest.py registers this
+module as a plugin). A backend that is missing skips here and fails in CI (see ``requires`` there).
 """
 from __future__ import annotations
 

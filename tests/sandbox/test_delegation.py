@@ -9,7 +9,7 @@ import pytest
 
 from sandbox import RunOptions
 from sandbox.delegation import CHILD_CGROUP_DIR, TRUSTED_UID_OFFSET, UID_RANGE, UidLease, _lock_dir
-from tests.sandbox.backends import SMALL, python, sandbox  # noqa: F401
+from tests.sandbox.backends import python
 
 # Run inside: a child moved into the lent cgroup (while root) and dropped to the lent uid is
 # frozen as one with the cgroup, and cannot move itself out or thaw itself.
@@ -27,7 +27,9 @@ if folder:
                 f.write(str(os.getpid()))
         os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)
         escapes = []
-        for path, text in ((f"{folder}/freezer/freezer.state", "THAWED"), ("/proc/self/cgroup", ""), (f"{folder}/pids/pids.max", "max")):
+        writes = ((f"{folder}/freezer/freezer.state", "THAWED"), ("/proc/self/cgroup", ""),
+                  (f"{folder}/pids/pids.max", "max"))
+        for path, text in writes:
             try:
                 with open(path, "w") as f:
                     f.write(text)

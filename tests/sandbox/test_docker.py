@@ -214,7 +214,8 @@ def test_warm_pool_runs_torch_without_paying_its_import(pooled):
 
 
 def test_each_pooled_container_serves_exactly_one_run(pooled):
-    first = pooled.run({}, ["python3", "-c", "open('/tmp/mark', 'w').write('x'); import socket; print(socket.gethostname())"], POOL_LIMITS)
+    mark = "open('/tmp/mark', 'w').write('x'); import socket; print(socket.gethostname())"
+    first = pooled.run({}, ["python3", "-c", mark], POOL_LIMITS)
     second = pooled.run({}, ["python3", "-c", "import os; print(os.path.exists('/tmp/mark'))"], POOL_LIMITS)
     assert "warm pool" in first.notes and "warm pool" in second.notes
     assert second.stdout == b"False\n"

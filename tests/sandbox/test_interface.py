@@ -7,7 +7,7 @@ import pytest
 
 from sandbox import OUTPUT_DIR, Limits, RunOptions, get_sandbox
 from sandbox.delegation import UID_RANGE
-from tests.sandbox.backends import SMALL, sandbox  # noqa: F401  (fixture)
+from tests.sandbox.backends import SMALL
 
 TORCH_LIMITS = dataclasses.replace(SMALL, cpu_s=20.0, wall_s=30.0, memory_mb=768)
 
@@ -58,7 +58,8 @@ status = dict(line.split(':\t', 1) for line in open('/proc/self/status').read().
 no_new_privs = ctypes.CDLL(None).prctl(39, 0, 0, 0, 0)  # PR_GET_NO_NEW_PRIVS
 print(os.getuid(), os.getgid(), status['CapEff'].strip(), no_new_privs, status['Seccomp'].strip())
 print(oct(os.stat('.').st_mode & 0o777), oct(os.stat('secret.py').st_mode & 0o777), os.stat('secret.py').st_uid)
-print(oct(os.stat('out').st_mode & 0o777), os.stat('out').st_uid, os.getcwd() == os.path.dirname(os.path.abspath('secret.py')))
+print(oct(os.stat('out').st_mode & 0o777), os.stat('out').st_uid,
+      os.getcwd() == os.path.dirname(os.path.abspath('secret.py')))
 fd = os.environ.get('SANDBOX_SECRET_FD')
 print(os.read(int(fd), 100).hex() if fd else 'no secret', oct(os.stat('/tmp').st_mode & 0o777), os.stat('/tmp').st_uid)
 """
@@ -120,7 +121,8 @@ print('child', os.waitpid(child, 0)[1] & 0x7f)
 
 def test_every_run_is_fresh(sandbox):
     look = "import os; print(sorted(os.listdir(os.environ['HOME'])), sorted(os.listdir('.')))"
-    write = "import os\nfor p in (os.path.join(os.environ['HOME'], 'left'), 'left'):\n    open(p, 'w').write('left')\n" + look
+    write = ("import os\nfor p in (os.path.join(os.environ['HOME'], 'left'), 'left'):\n"
+             "    open(p, 'w').write('left')\n" + look)
     first = sandbox.run({}, ["python3", "-c", write], SMALL)
     assert (first.status, first.exit_code) == ("ok", 0), first
     assert first.stdout.count(b"'left'") == 2  # both files were really written, so the next run could see them

@@ -41,7 +41,8 @@ def test_the_sandbox_sees_no_host_files_and_cannot_write_its_system(local):
     try:
         program = f"""
 import os
-print(os.path.exists({str(marker)!r}), os.path.exists('/etc/shadow'), os.path.exists('/root/.ssh'), os.path.exists('/sys/kernel'))
+print(os.path.exists({str(marker)!r}), os.path.exists('/etc/shadow'), os.path.exists('/root/.ssh'),
+      os.path.exists('/sys/kernel'))
 for path in ('/usr/x', '/etc/x', '/x', {os.path.dirname(os.path.abspath(__file__))!r} + '/x'):
     try:
         open(path, 'w'); print('wrote', path)
@@ -56,12 +57,17 @@ for path in ('/usr/x', '/etc/x', '/x', {os.path.dirname(os.path.abspath(__file__
     assert not any(line.startswith("wrote") for line in lines[1:]), lines
 
 
+def sandbox_cgroups() -> set[str]:
+    pids = Path("/sys/fs/cgroup/pids")
+    return {p.name for p in pids.glob("graphdojo-*")} if pids.exists() else set()
+
+
 def test_memory_and_processes_are_capped_by_a_cgroup_that_goes_away(local):
-    before = {p.name for p in Path("/sys/fs/cgroup/pids").glob("graphdojo-*")} if Path("/sys/fs/cgroup/pids").exists() else set()
+    before = sandbox_cgroups()
     outcome = local.run({}, ["python3", "-c", "x = bytearray(400 * 2**20)"], SMALL)
     assert outcome.status == "memory", outcome
     assert not any("rlimits only" in note for note in outcome.notes)
-    after = {p.name for p in Path("/sys/fs/cgroup/pids").glob("graphdojo-*")} if Path("/sys/fs/cgroup/pids").exists() else set()
+    after = sandbox_cgroups()
     assert after <= before
 
 
@@ -90,6 +96,7 @@ def _cmdline(proc: Path) -> bytes:
 
 def test_the_cpu_share_holds_several_busy_processes_to_it(local):
     limits = dataclasses.replace(SMALL, cpus=0.5, cpu_s=5.0, wall_s=5.0)
-    outcome = local.run({}, ["sh", "-c", "(while :; do :; done) & (while :; do :; done) & sleep 1.5; kill %1 %2"], limits)
+    two_loops = "(while :; do :; done) & (while :; do :; done) & sleep 1.5; kill %1 %2"
+    outcome = local.run({}, ["sh", "-c", two_loops], limits)
     assert outcome.status == "ok", outcome
     assert outcome.cpu_s < 1.5 * 0.5 * 1.3  # two loops, half a CPU between them

@@ -14,7 +14,6 @@ import json
 from grader.contract import Kind
 from grader.host import grade, load_exercise
 from testbed.exercises import make_exercise
-from tests.sandbox.backends import sandbox  # noqa: F401
 
 SEED = 8_675_309_123_457
 CHECKS_TOKEN = "checks-token-" + "5150"

@@ -18,7 +18,6 @@ from grader.harness.messages import HIDDEN, MESSAGES
 from grader.host import Verdict, grade, load_exercise
 from testbed.exercises import TOML, make_exercise
 from tests.grader.factories import REPO
-from tests.sandbox.backends import sandbox  # noqa: F401
 
 SECRET = "hidden-input-4242"
 FIXED_HIDDEN_TEXTS = {MESSAGES[i] for i in HIDDEN.values()} | {MESSAGES["check.passed"]}

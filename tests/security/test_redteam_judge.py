@@ -15,7 +15,6 @@ from grader.contract import Kind
 from grader.host import Verdict, grade, load_exercise
 from testbed.exercises import TOML, make_exercise
 from tests.grader.factories import REPO
-from tests.sandbox.backends import sandbox  # noqa: F401
 
 # The baseline burns 4 ms of CPU per call; the threshold is 3x. Each cheat below spends
 # at least 25x that per call, in some way the clock might not see.
@@ -552,7 +551,9 @@ from tests.platform.conftest import exercise as thin_path_exercise  # noqa: E402
 
 
 @pytest.mark.django_db
-def test_code_that_fails_when_measured_again_leaves_the_speed_ranking(thin_path_exercise, settings, requires):
+def test_code_that_fails_when_measured_again_leaves_the_speed_ranking(
+    thin_path_exercise, settings, requires  # noqa: F811 - the fixture imported above, by its name here
+):
     """A re-measurement is a grading like any other, except that it comes minutes or hours
     after the submission, and the code knows when it was submitted: it passes its own grading
     and raises in every re-measurement. Such an entry kept its (planted) numbers, unverified

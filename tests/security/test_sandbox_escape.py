@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import RunOptions
-from tests.sandbox.backends import SMALL, assert_next_run_is_clean, python, sandbox  # noqa: F401
+from tests.sandbox.backends import SMALL, assert_next_run_is_clean, python
 
 TRUSTED = RunOptions(trusted=True)
 
@@ -39,8 +39,7 @@ def _host_addresses() -> list[str]:
     except OSError:
         pass
     try:
-        for line in Path("/proc/net/fib_trie").read_text().splitlines():
-            pass
+        Path("/proc/net/fib_trie").read_text()
         import subprocess
 
         listing = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True, timeout=5).stdout
@@ -138,18 +137,20 @@ print(writable)
 
 
 def test_files_meant_to_persist_do_not_reach_the_next_run(sandbox):
-    planted = python(sandbox, """
+    places = ("('/tmp/planted', 'planted', 'out/planted', '/dev/shm/planted', '/var/tmp/planted', "
+              "os.path.expanduser('~/planted'))")
+    planted = python(sandbox, f"""
 import os
-for path in ('/tmp/planted', 'planted', 'out/planted', '/dev/shm/planted', '/var/tmp/planted', os.path.expanduser('~/planted')):
+for path in {places}:
     try:
         open(path, 'w').write('from a previous run')
     except OSError:
         pass
 """)
     assert planted.status == "ok", planted
-    found = python(sandbox, """
+    found = python(sandbox, f"""
 import os
-print([p for p in ('/tmp/planted', 'planted', 'out/planted', '/dev/shm/planted', '/var/tmp/planted', os.path.expanduser('~/planted')) if os.path.exists(p)])
+print([p for p in {places} if os.path.exists(p)])
 """)
     assert found.stdout == b"[]\n"
 
@@ -207,8 +208,10 @@ print(results)
 
 
 def test_kill_of_everything_and_of_the_parent_hurt_only_the_sandbox(sandbox):
-    everything = python(sandbox, "import os, signal, time\ntry: os.kill(-1, signal.SIGKILL)\nexcept OSError: pass\nprint('after')")
-    parent = python(sandbox, "import os, signal\nfor pid in (os.getppid(), 1):\n    try: os.kill(pid, signal.SIGKILL)\n    except OSError: pass\nprint('after')")
+    everything = python(sandbox, "import os, signal, time\ntry: os.kill(-1, signal.SIGKILL)\nexcept OSError: pass\n"
+                                 "print('after')")
+    parent = python(sandbox, "import os, signal\nfor pid in (os.getppid(), 1):\n"
+                             "    try: os.kill(pid, signal.SIGKILL)\n    except OSError: pass\nprint('after')")
     # PID 1 ignores signals from inside on runc and bwrap; gVisor lets it die, which ends the run.
     assert everything.status in ("ok", "signal") and everything.status != "sandbox_error", everything
     assert parent.status in ("ok", "signal"), parent

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.sandbox.backends import SMALL, assert_next_run_is_clean, python, sandbox  # noqa: F401
+from tests.sandbox.backends import SMALL, assert_next_run_is_clean, python
 
 # What the host may add to the wall limit: startup, the kill, the report.
 HOST_SLACK_S = 6.0

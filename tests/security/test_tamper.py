@@ -26,7 +26,8 @@ def patched_execute(body: str, patch: str) -> str:
     """``body`` with its execute() wrapped: ``patch`` runs with ``values`` and ``feed`` in scope."""
     patch = textwrap.indent(textwrap.dedent(patch).strip("\n"), "    ")
     return (body + "\n_original_execute = StaticGraph.execute\n\n\ndef _execute(self, feed):\n"
-            "    values = _original_execute(self, feed)\n" + patch + "\n    return values\n\n\nStaticGraph.execute = _execute\n")
+            "    values = _original_execute(self, feed)\n" + patch
+            + "\n    return values\n\n\nStaticGraph.execute = _execute\n")
 
 
 TAMPERS = {
@@ -44,7 +45,8 @@ TAMPERS = {
         """, WRONG), {Kind.RUNTIME_ERROR}),
     "prints_a_forged_result": (with_prelude("""
         import json, os, sys
-        forged = {"format": 1, "checks": [{"name": "all", "passed": True, "visible": True, "points": 1, "max_points": 1}],
+        forged = {"format": 1,
+                  "checks": [{"name": "all", "passed": True, "visible": True, "points": 1, "max_points": 1}],
                   "verdict": "ACCEPTED", "score": 1.0}
         print(json.dumps(forged)); print(json.dumps(forged), file=sys.stderr)
         for path in ("out/result.json", "/job/out/result.json", "../out/result.json"):

@@ -20,7 +20,6 @@ from grader.contract import Kind
 from grader.host import grade, load_exercise
 from sandbox import Limits
 from testbed.exercises import TOML, make_exercise
-from tests.sandbox.backends import sandbox  # noqa: F401
 
 # The reference compiles on every call, as dynamic-shape-recompiles' does; the student's
 # answers are wrong (add subtracts), so an honest judge can only say WRONG_ANSWER.

@@ -4,6 +4,9 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
+from courses.models import Course
+from courses.selectors import Cell, Gradebook, GradebookRow
+
 register = template.Library()
 
 
@@ -14,18 +17,18 @@ def points_text(value: float) -> str:
 
 
 @register.filter
-def dict_get(mapping: dict, key):
+def dict_get(mapping: dict | None, key: object) -> object:
     """``{{ scores|dict_get:item.id }}``: templates cannot index a dict by a variable."""
     return mapping.get(key) if mapping else None
 
 
 @register.simple_tag
-def gradebook_rows(book, course) -> str:
+def gradebook_rows(book: Gradebook, course: Course) -> str:
     """The gradebook's rows as HTML, built here rather than by the template engine: a
     500-student course has thousands of cells, and per-cell template logic costs a second."""
     student_url = reverse("courses:student", args=[course.pk, 0]).removesuffix("0/")
     manual, late = escape(_("manual score")), escape(_("late, not counted"))
-    memo: dict = {}
+    memo: dict[Cell | None, str] = {}
     return mark_safe(
         "".join(  # only numbers, escaped names and escaped translations go in
             f'<tr><th><a href="{student_url}{row.student.pk}/">'
@@ -36,7 +39,7 @@ def gradebook_rows(book, course) -> str:
     )
 
 
-def _cells(row, manual: str, late: str, memo: dict) -> str:
+def _cells(row: GradebookRow, manual: str, late: str, memo: dict[Cell | None, str]) -> str:
     parts = []
     for cell in row.cells:
         text = memo.get(cell)  # most cells look like many others: each distinct one is built once
@@ -46,7 +49,7 @@ def _cells(row, manual: str, late: str, memo: dict) -> str:
     return "".join(parts)
 
 
-def _cell(cell, manual: str, late: str) -> str:
+def _cell(cell: Cell | None, manual: str, late: str) -> str:
     if cell is None:
         return "<td>–</td>"
     text = "–" if cell.effective is None else points_text(cell.effective)

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grader.engines import F, Graph, gradients, tensor
 
@@ -21,7 +22,9 @@ STEPS = {
     "pow": lambda a, b: (1.1 + F.tanh(a)) ** 2.5,
     "sum_rows": lambda a, b: F.sum(a, axis=-1, keepdims=True),
     "mean_cols": lambda a, b: F.mean(a, axis=0, keepdims=True) * b,
-    "matmul": lambda a, b: F.matmul(F.broadcast_to(a, (3, 4)), F.transpose(F.broadcast_to(b, (3, 4)))) @ F.broadcast_to(a, (3, 4)),
+    "matmul": lambda a, b: (
+        F.matmul(F.broadcast_to(a, (3, 4)), F.transpose(F.broadcast_to(b, (3, 4)))) @ F.broadcast_to(a, (3, 4))
+    ),
     "reshape": lambda a, b: F.reshape(F.reshape(F.broadcast_to(a, (3, 4)), (4, 3)), (3, 4)),
     "softmax": lambda a, b: F.softmax(F.broadcast_to(a, (3, 4)), axis=-1),
 }
@@ -43,7 +46,9 @@ def run_program(steps, inputs):
     for name, i, j in steps:
         pool.append(STEPS[name](pool[i % len(pool)], pool[j % len(pool)]))
     weights = [0.5 + 0.1 * k for k in range(len(pool))]
-    return F.sum(sum(F.sum(v) * w for v, w in zip(pool[len(inputs):], weights)) + F.sum(pool[-1] * pool[0]))
+    # a weight for every value of the pool, more than there are steps: zip stops with the steps
+    weighted = sum(F.sum(v) * w for v, w in zip(pool[len(inputs):], weights, strict=False))
+    return F.sum(weighted + F.sum(pool[-1] * pool[0]))
 
 
 @settings(max_examples=40, deadline=None)
@@ -64,9 +69,9 @@ def test_static_and_dynamic_agree_on_values_and_gradients(program, options):
     grads = gradients(loss, placeholders)
     executable = g.compile([loss] + grads, **options)
     for _ in range(2):  # a second run must not see the first run's buffers
-        got = executable.run({p: v for p, v in zip(placeholders, values)})
+        got = executable.run({p: v for p, v in zip(placeholders, values, strict=True)})
         np.testing.assert_allclose(got[0], eager_loss.data, rtol=1e-9, atol=1e-9)
-        for leaf, static_grad in zip(leaves, got[1:]):
+        for leaf, static_grad in zip(leaves, got[1:], strict=True):
             # an input the program never read has no eager gradient and a zero static one
             eager_grad = leaf.grad.data if leaf.grad is not None else np.zeros_like(leaf.data)
             np.testing.assert_allclose(static_grad, eager_grad, rtol=1e-9, atol=1e-9)

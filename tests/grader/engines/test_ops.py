@@ -4,10 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.engines import F, OPS, tensor
+from grader.engines import OPS, F, tensor
 
 from .conftest import arrays, broadcastable_pair, small_shapes
 
@@ -31,7 +32,7 @@ def assert_matches_torch(fn_ours, fn_torch, *values, rtol=1e-7, atol=1e-9):
     out, grads, ref, ref_grads = eager_and_torch(fn_ours, fn_torch, *values)
     np.testing.assert_allclose(out.data, ref.detach().numpy(), rtol=rtol, atol=atol)
     assert out.shape == tuple(ref.shape)
-    for g, rg in zip(grads, ref_grads):
+    for g, rg in zip(grads, ref_grads, strict=True):
         assert g.shape == rg.shape
         np.testing.assert_allclose(g, rg, rtol=rtol, atol=atol)
 

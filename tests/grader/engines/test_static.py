@@ -8,8 +8,17 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from grader.engines import (F, CycleError, Graph, GraphFrozenError, MissingInputError, NoValueError, ShapeError,
-                            gradients, tensor)
+from grader.engines import (
+    CycleError,
+    F,
+    Graph,
+    GraphFrozenError,
+    MissingInputError,
+    NoValueError,
+    ShapeError,
+    gradients,
+    tensor,
+)
 
 
 def here() -> int:

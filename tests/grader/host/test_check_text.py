@@ -44,7 +44,8 @@ def compare(got, want, what, n):
     ('equal(1, 2, what={"en": "the output"})', "has no zh-hans"),
     ('localize({"en": "{x}"}, x=1)', "localize(): the text {'en': '{x}'} has no zh-hans"),
     ('raise CheckFailed("wrong")', "raise no CheckFailed"),
-    ('fail({"en": "`run() failed", "zh-hans": "`run()` 失败"})', "the en text '`run() failed' has an unpaired backtick"),
+    ('fail({"en": "`run() failed", "zh-hans": "`run()` 失败"})',
+     "the en text '`run() failed' has an unpaired backtick"),
     ('equal(1, 2, what={"en": "`f(x)`", "zh-hans": "`f(x)"})', "the zh-hans text '`f(x)' has an unpaired backtick"),
 ])
 def test_english_only_text_is_refused_with_its_line(line, complaint):

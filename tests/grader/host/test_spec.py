@@ -59,15 +59,18 @@ def test_an_unknown_key(tmp_path):
     assert message.startswith("exercise.toml: unknown key [limits].memory (allowed: ")
 
 
+FAST_PERF = "@perf()\ndef fast(s, r, g): pass\n"
+
+
 def test_a_threshold_without_a_baseline(tmp_path):
-    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n@perf()\ndef fast(s, r, g): pass\n"
+    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n" + FAST_PERF
     message = error_for(tmp_path, checks=checks, toml=TOML.replace('visible = ["adds_small_numbers"]', "visible = []")
                         + "\n[perf.fast]\nat_most = 2\n")
     assert message.startswith("exercise.toml: [perf.fast].baseline is missing")
 
 
 def test_a_perf_case_without_a_threshold(tmp_path):
-    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n@perf()\ndef fast(s, r, g): pass\n"
+    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n" + FAST_PERF
     message = error_for(tmp_path, checks=checks, toml=TOML.replace('visible = ["adds_small_numbers"]', "visible = []"))
     assert message == "exercise.toml: [perf.fast] is missing: checks.py declares @perf fast without a threshold"
 
@@ -83,7 +86,8 @@ def test_a_mutant_without_its_verdict(tmp_path):
 
 
 def test_a_mutant_expected_to_pass(tmp_path):
-    message = error_for(tmp_path, toml=TOML + '\n[mutants]\nsame = "ACCEPTED"\n', files={"mutants/same.py": "def add(a, b): return a + b\n"})
+    message = error_for(tmp_path, toml=TOML + '\n[mutants]\nsame = "ACCEPTED"\n',
+                        files={"mutants/same.py": "def add(a, b): return a + b\n"})
     assert message == "exercise.toml: [mutants].same must be a failing verdict, got ACCEPTED"
 
 
@@ -101,9 +105,12 @@ def test_why_each_mutant_fails_is_kept_in_both_languages_and_survives_storing(tm
     assert again.mutants[0].why == spec.mutants[0].why
 
 
+HALF_WRITTEN = "mutants/why.toml: [off_by_one] must say why it fails in en and zh-hans"
+
+
 @pytest.mark.parametrize(("why", "expected"), [
-    ('[off_by_one]\nen = "Adds one too many."\n', "mutants/why.toml: [off_by_one] must say why it fails in en and zh-hans"),
-    ('[off_by_one]\nen = "x"\nzh-hans = " "\n', "mutants/why.toml: [off_by_one] must say why it fails in en and zh-hans"),
+    ('[off_by_one]\nen = "Adds one too many."\n', HALF_WRITTEN),
+    ('[off_by_one]\nen = "x"\nzh-hans = " "\n', HALF_WRITTEN),
     ('[other]\nen = "x"\nzh-hans = "y"\n', "mutants/why.toml: [other] explains no mutant (its mutants: off_by_one)"),
     ("[off_by_one\n", "mutants/why.toml: "),
 ])
@@ -130,16 +137,19 @@ def test_a_missing_language(tmp_path):
 
 
 def test_thresholds_in_the_decorator_are_refused(tmp_path):
-    checks = "from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n@perf(at_most=2)\ndef fast(s, r, g): pass\n"
+    checks = ("from grader.harness import check, perf\n@check()\ndef a(s, r, g): pass\n"
+              "@perf(at_most=2)\ndef fast(s, r, g): pass\n")
     message = error_for(tmp_path, checks=checks, toml=TOML.replace('visible = ["adds_small_numbers"]', "visible = []"))
     assert message == ("checks.py: @perf fast: unknown argument at_most; "
                        "thresholds and baselines belong in exercise.toml [perf.fast]")
 
 
 def test_visible_in_the_decorator_must_agree_with_the_toml(tmp_path):
-    checks = "from grader.harness import check\n@check(visible=True)\ndef adds_small_numbers(s, r, g): pass\n@check(visible=True)\ndef b(s, r, g): pass\n"
+    checks = ("from grader.harness import check\n@check(visible=True)\ndef adds_small_numbers(s, r, g): pass\n"
+              "@check(visible=True)\ndef b(s, r, g): pass\n")
     message = error_for(tmp_path, checks=checks)
-    assert message == 'exercise.toml: [checks].visible lacks "b", but checks.py says @check(visible=True); make them agree'
+    assert message == ('exercise.toml: [checks].visible lacks "b", but checks.py says @check(visible=True); '
+                       "make them agree")
 
 
 def test_a_stored_spec_is_the_loaded_one_without_validating_again(tmp_path):

@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from grader.content_root import exercise_folders
-from grader.host.spec import load_exercise
 from grader.host.validation import validate_content, validate_exercise
 from testbed.exercises import TOML, make_exercise
 from tests.grader.factories import grading_sandbox
@@ -45,7 +44,8 @@ def test_a_sound_exercise_is_proven(tmp_path, docker):
 
 
 def test_a_mutant_with_the_wrong_declared_verdict_fails_the_exercise(tmp_path, docker):
-    report = validate_exercise(tiny(tmp_path, mutants='subtracts = "RUNTIME_ERROR"\ncrashes = "RUNTIME_ERROR"\n'), docker)
+    folder = tiny(tmp_path, mutants='subtracts = "RUNTIME_ERROR"\ncrashes = "RUNTIME_ERROR"\n')
+    report = validate_exercise(folder, docker)
     assert not report.ok
     bad = next(run for run in report.runs if run.program == "mutant:subtracts")
     assert not bad.ok and bad.got == "WRONG_ANSWER" and bad.expected == "RUNTIME_ERROR"
@@ -79,7 +79,8 @@ def test_an_invalid_folder_is_reported_without_running_anything(tmp_path):
 
 def test_a_gpu_exercise_is_skipped_with_a_reason_where_no_gpu_is(tmp_path):
     folder = tiny(tmp_path)
-    (folder / "exercise.toml").write_text(TOML.replace("points = 10", "points = 10\ngpu = true") + '\n[mutants]\nsubtracts = "WRONG_ANSWER"\ncrashes = "RUNTIME_ERROR"\n')
+    mutants = '\n[mutants]\nsubtracts = "WRONG_ANSWER"\ncrashes = "RUNTIME_ERROR"\n'
+    (folder / "exercise.toml").write_text(TOML.replace("points = 10", "points = 10\ngpu = true") + mutants)
     report = validate_exercise(folder, sandbox=None, gpu=False)
     assert report.ok and report.skipped.startswith("needs a GPU") and not report.runs
 

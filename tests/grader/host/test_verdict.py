@@ -6,7 +6,8 @@ from grader.host.verdict import Usage, Verdict, overall_kind, score_of
 
 
 def row(name, passed, kind=None, points=1.0):
-    return CheckRow(name=name, passed=passed, visible=True, points=points if passed else 0.0, max_points=points, kind=kind)
+    return CheckRow(name=name, passed=passed, visible=True, points=points if passed else 0.0, max_points=points,
+                    kind=kind)
 
 
 def test_all_passed_is_accepted_with_full_score():

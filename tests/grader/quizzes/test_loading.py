@@ -9,6 +9,8 @@ from grader.quizzes import ContentError, load_bank, load_content, load_topics, p
 ROOT = Path(__file__).resolve().parents[3]
 TOPICS = ROOT / "exercises" / "quizzes" / "topics.toml"
 
+CHOICES = ('choices = [ { id = "a", en = "A", zh-hans = "甲" }, { id = "b", en = "B", zh-hans = "乙" }, '
+           '{ id = "c", en = "C", zh-hans = "丙" } ]\n')
 GOOD_QUESTION = '''
 [[question]]
 id = "q-one"
@@ -18,8 +20,7 @@ topic = "autograd"
 frameworks = ["pytorch"]
 text.en = "Pick b."
 text.zh-hans = "选 b。"
-choices = [ { id = "a", en = "A", zh-hans = "甲" }, { id = "b", en = "B", zh-hans = "乙" }, { id = "c", en = "C", zh-hans = "丙" } ]
-answer = "b"
+''' + CHOICES + '''answer = "b"
 explanation.en = "Because."
 explanation.zh-hans = "因为如此。"
 reference = "https://docs.pytorch.org/docs/stable/notes/autograd.html"
@@ -83,10 +84,12 @@ def test_broken_toml_names_the_file_and_line(tmp_path, topics):
 
 
 def test_parameters_must_be_declared_and_the_answer_computable(tmp_path, topics):
-    question = GOOD_QUESTION.replace('type = "single"', 'type = "numeric"').replace(
-        'choices = [ { id = "a", en = "A", zh-hans = "甲" }, { id = "b", en = "B", zh-hans = "乙" }, { id = "c", en = "C", zh-hans = "丙" } ]\n', ""
-    ).replace('answer = "b"', 'params = { n = { range = [0, 3] } }\nanswer_expr = "10 / n"').replace(
-        'text.en = "Pick b."', 'text.en = "Divide by ${n} and ${m}."')
+    question = (
+        GOOD_QUESTION.replace('type = "single"', 'type = "numeric"')
+        .replace(CHOICES, "")
+        .replace('answer = "b"', 'params = { n = { range = [0, 3] } }\nanswer_expr = "10 / n"')
+        .replace('text.en = "Pick b."', 'text.en = "Divide by ${n} and ${m}."')
+    )
     with pytest.raises(ContentError) as error:
         load_bank(write(tmp_path, HEADER + question), topics)
     problems = "\n".join(error.value.problems)
@@ -95,9 +98,11 @@ def test_parameters_must_be_declared_and_the_answer_computable(tmp_path, topics)
 
 
 def test_a_short_text_pattern_that_accepts_a_rejected_answer_is_caught(tmp_path, topics):
-    question = GOOD_QUESTION.replace('type = "single"', 'type = "short_text"').replace(
-        'choices = [ { id = "a", en = "A", zh-hans = "甲" }, { id = "b", en = "B", zh-hans = "乙" }, { id = "c", en = "C", zh-hans = "丙" } ]\n', ""
-    ).replace('answer = "b"', "answer = \"detach\"\npatterns = ['^d.*']\nreject = [\"data\"]")
+    question = (
+        GOOD_QUESTION.replace('type = "single"', 'type = "short_text"')
+        .replace(CHOICES, "")
+        .replace('answer = "b"', "answer = \"detach\"\npatterns = ['^d.*']\nreject = [\"data\"]")
+    )
     with pytest.raises(ContentError, match="'data' is listed under reject, yet it is accepted"):
         load_bank(write(tmp_path, HEADER + question), topics)
 
@@ -109,7 +114,9 @@ def test_question_ids_are_unique_across_banks(tmp_path):
     write(tmp_path / "quizzes", HEADER.replace('id = "tiny"', 'id = "other"') + GOOD_QUESTION, "two.toml")
     problems = validate_all(tmp_path, sandbox=None)
     assert problems["quizzes/one.toml"] == []
-    assert problems["quizzes/two.toml"] == ['quizzes/two.toml: question "q-one": the id is also used in quizzes/one.toml']
+    assert problems["quizzes/two.toml"] == [
+        'quizzes/two.toml: question "q-one": the id is also used in quizzes/one.toml'
+    ]
 
 
 TEMPLATE = '''

@@ -8,10 +8,14 @@ import json
 import math
 import random
 import time
+from argparse import ArgumentParser
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 from django.db import connection, transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from accounts.models import User
@@ -27,7 +31,7 @@ VERDICTS = ("WRONG_ANSWER", "RUNTIME_ERROR", "TOO_SLOW", "PARTIAL", "TIME_LIMIT"
 class Command(BaseCommand):
     help = "Seed a large classroom (PostgreSQL only) for the leaderboard and gradebook benchmark."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--students", type=int, default=20_000)
         parser.add_argument("--courses", type=int, default=50)
         parser.add_argument("--exercises", type=int, default=15)
@@ -36,7 +40,7 @@ class Command(BaseCommand):
         parser.add_argument("--big-course", type=int, default=500, help="students in the first course")
         parser.add_argument("--seed", type=int, default=14)
 
-    def handle(self, *args, **o):
+    def handle(self, *args: Any, **o: Any) -> None:
         if connection.vendor != "postgresql":
             raise CommandError("seed_classroom writes with COPY: point DATABASE_URL at PostgreSQL")
         if User.objects.filter(username__startswith="bench-").exists():
@@ -50,14 +54,14 @@ class Command(BaseCommand):
         self.stdout.write(f"seeded in {time.monotonic() - started:.0f} s")
 
 
-def copy(table: str, columns: list[str], rows) -> None:
+def copy(table: str, columns: list[str], rows: Iterable[Sequence[object]]) -> None:
     with connection.cursor() as cursor:
         with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as writer:
             for row in rows:
                 writer.write_row(row)
 
 
-def next_ids(model, n: int) -> range | list[int]:
+def next_ids(model: type[Model], n: int) -> range | list[int]:
     """Reserve n ids of a table's sequence, so rows written by COPY can be referred to."""
     with connection.cursor() as cursor:
         cursor.execute(
@@ -67,7 +71,7 @@ def next_ids(model, n: int) -> range | list[int]:
     return range(ids[0], ids[0] + n) if ids == list(range(ids[0], ids[0] + n)) else ids
 
 
-def seed(rng: random.Random, o: dict, out) -> None:
+def seed(rng: random.Random, o: dict[str, Any], out: OutputWrapper) -> None:
     now = timezone.now()
     n_students, n_courses = o["students"], o["courses"]
     # Users: instructors, then students; a password nobody can use.
@@ -205,7 +209,7 @@ def seed(rng: random.Random, o: dict, out) -> None:
     best: dict[tuple[int, int], tuple] = {}
     sub_ids = next_ids(Submission, o["submissions"])
 
-    def submissions():
+    def submissions() -> Iterator[tuple[object, ...]]:
         for sid in sub_ids:
             s = students[rng.randrange(len(students))]
             e = rng.choices(range(len(exercises)), weights)[0]
@@ -226,7 +230,7 @@ def seed(rng: random.Random, o: dict, out) -> None:
                         }
                     ]
                 }
-                if accepted
+                if ratio is not None  # accepted
                 else None
             )
             checks = [
@@ -308,7 +312,7 @@ def seed(rng: random.Random, o: dict, out) -> None:
 
     quiz_share: dict[int, float] = {}
 
-    def attempts():
+    def attempts() -> Iterator[tuple[object, ...]]:
         for _ in range(o["quiz_attempts"]):
             s = students[rng.randrange(len(students))]
             score = float(rng.randrange(11))
@@ -336,7 +340,7 @@ def seed(rng: random.Random, o: dict, out) -> None:
 
     index = {ex.current_version_id: e for e, ex in enumerate(exercises)}
 
-    def scores():
+    def scores() -> Iterator[tuple[object, ...]]:
         for s, c in course_of.items():
             for item in items_of[c]:
                 if item.kind == "quiz":
