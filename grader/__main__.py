@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from grader.host import (
+        SandboxConfigError,
         SandboxUnavailable,
         SpecError,
         get_sandbox,
@@ -57,11 +58,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.runtime and args.backend == "local":
         print("error: --runtime chooses a Docker runtime; use it with --backend docker (or auto)", file=sys.stderr)
         return 2
+    options: dict[str, object] = {"allow_unisolated": True} if args.allow_unisolated else {}
+    if args.runtime:
+        options["runtime"] = args.runtime
     try:
-        config: dict[str, object] = {"allow_unisolated": True} if args.allow_unisolated else {}
-        if args.runtime:
-            config["runtime"] = args.runtime
-        verdict = grade(exercise, code, get_sandbox(args.backend, **config), seed=args.seed)
+        verdict = grade(exercise, code, get_sandbox(args.backend, **options), seed=args.seed)
+    except SandboxConfigError as error:  # e.g. --allow-unisolated with --backend docker
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except SandboxUnavailable as error:
         print(f"error: the {args.backend} sandbox is not available: {error}", file=sys.stderr)
         return EXIT_PLATFORM_FAILED

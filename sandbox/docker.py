@@ -211,24 +211,22 @@ class DockerSandbox(Sandbox):
 
     def __init__(self, config: DockerConfig | None = None) -> None:
         config = config or DockerConfig()
-        image, runtime = config.image, config.runtime
-        self.image = image
-        self.runtime = runtime
-        self.name = f"docker-{runtime}"
+        self.image, self.runtime = config.image, config.runtime
+        self.name = f"docker-{self.runtime}"
         self.base_url = config.docker_base_url
         self.labels = dict(config.labels)  # e.g. the queue's name, to tell workers' containers apart
         self.labels[OWNER_LABEL] = owner_token()
         self.cgroup_parent = config.cgroup_parent
         self.client = self._connect()
         try:
-            self.client.images.get(image)
+            self.client.images.get(self.image)
         except ImageNotFound:
-            raise SandboxUnavailable(f"the sandbox image {image} is missing: run `make image`") from None
+            raise SandboxUnavailable(f"the sandbox image {self.image} is missing: run `make image`") from None
         except (DockerException, OSError) as error:
             raise SandboxUnavailable(f"the Docker engine does not answer: {error}") from None
-        if runtime not in (self.client.info().get("Runtimes") or {}):
+        if self.runtime not in (self.client.info().get("Runtimes") or {}):
             raise SandboxUnavailable(
-                f"the Docker engine has no {runtime} runtime: register it in /etc/docker/daemon.json "
+                f"the Docker engine has no {self.runtime} runtime: register it in /etc/docker/daemon.json "
                 "(sandbox/image/ci-setup.sh does) and restart dockerd")
         self.janitor()
         self.pool = (WarmPool(self, config.pool_size, config.preload, config.pool_limits or Limits())
