@@ -47,6 +47,10 @@ class LocalConfig:
     allow_unisolated: bool = False  # without bwrap, run with rlimits only: development only
     bwrap: str | None = None  # bubblewrap's path; found on PATH when None
 
+    def __post_init__(self) -> None:
+        if type(self.allow_unisolated) is not bool:  # "false" from a text setting would read as True
+            raise SandboxConfigError(f"allow_unisolated must be True or False, got {self.allow_unisolated!r}")
+
 
 @dataclasses.dataclass(frozen=True)
 class AutoConfig:

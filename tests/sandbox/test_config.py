@@ -56,10 +56,11 @@ def test_auto_hands_each_backend_its_own_options():
     ({"runtime": "runcs"}, 'runtime must be "runc" or "runsc"'),
     ({"pool_size": -1}, "pool_size must be a whole number"),
     ({"pool_size": 1.5}, "pool_size must be a whole number"),
+    ({"allow_unisolated": "false"}, "allow_unisolated must be True or False"),
 ])
 def test_a_value_out_of_range_is_refused(options, message):
     with pytest.raises(SandboxConfigError, match=message):
-        sandbox_config("docker", **options)
+        sandbox_config("auto", **options)
 
 
 @pytest.mark.parametrize("name", ["vm", "Docker", ""])
