@@ -38,6 +38,7 @@ from grader.contract import Kind
 from grader.host.pipeline import grade, sandbox_limits
 from grader.host.spec import ExerciseSpec, load_exercise
 from sandbox import Sandbox, docker_available
+from sandbox.config import DockerConfig
 from sandbox.docker import DockerSandbox
 from testbed.exercises import make_exercise
 
@@ -129,8 +130,8 @@ def graded(spec: ExerciseSpec, code: str, sandbox: Sandbox) -> dict[str, object]
 
 def per_grading(spec: ExerciseSpec, code: str, warm: bool) -> dict[str, object]:
     pool_size = 1 if warm else 0
-    sandbox = DockerSandbox(pool_size=pool_size, pool_limits=sandbox_limits(spec), preload=spec.preload,
-                            cgroup_parent=CGROUP)
+    sandbox = DockerSandbox(DockerConfig(pool_size=pool_size, pool_limits=sandbox_limits(spec), preload=spec.preload,
+                            cgroup_parent=CGROUP))
     pool = sandbox.pool  # there is one when warm
     gradings, refills, imports, hits = [], [], [], 0
     seen: set[str] = set()
@@ -176,7 +177,7 @@ def per_grading(spec: ExerciseSpec, code: str, warm: bool) -> dict[str, object]:
 
 def sustained(queue: list[tuple[ExerciseSpec, str]], workers: int = 2) -> dict[str, object]:
     limits = sandbox_limits(queue[0][0])
-    sandbox = DockerSandbox(pool_size=workers, pool_limits=limits, cgroup_parent=CGROUP)
+    sandbox = DockerSandbox(DockerConfig(pool_size=workers, pool_limits=limits, cgroup_parent=CGROUP))
     assert sandbox.pool is not None  # workers > 0
     for spec, _ in queue:
         sandbox.pool.add_shape(sandbox_limits(spec), spec.preload)

@@ -24,6 +24,7 @@ from pathlib import Path
 import docker
 
 from sandbox import Limits, Sandbox, SandboxUnavailable, docker_available, get_sandbox
+from sandbox.config import DockerConfig
 from sandbox.docker import DockerSandbox, WarmPool
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -137,7 +138,7 @@ def main() -> None:
         cold = get_sandbox("docker")
         results["cold_numpy_s"] = median_latency(cold, NUMPY_PROGRAM)
         results["cold_torch_s"] = median_latency(cold, TORCH_PROGRAM)
-        warm = DockerSandbox(pool_size=2, pool_limits=LIMITS)
+        warm = DockerSandbox(DockerConfig(pool_size=2, pool_limits=LIMITS))
         assert warm.pool is not None  # pool_size > 0
         try:
             warm.pool.wait_ready()

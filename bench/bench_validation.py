@@ -52,6 +52,10 @@ class Timed(Sandbox):
                 self.seconds[part] = self.seconds.get(part, 0.0) + time.monotonic() - started
                 self.runs[part] = self.runs.get(part, 0) + 1
 
+    @property
+    def isolated(self) -> bool:
+        return self.real.isolated
+
     def close(self) -> None:
         self.real.close()
 

@@ -98,6 +98,13 @@ def batch(
                 done["n"] += 1
                 return sandbox.run(files, argv, limits, options)
 
+            @property
+            def isolated(self) -> bool:
+                return sandbox.isolated
+
+            def close(self) -> None:
+                sandbox.close()
+
         measured = remeasure(
             exercise, [(k, submission(f)) for k, f in CANDIDATES.items()], Drifting(), seed=12345, rounds=rounds
         )

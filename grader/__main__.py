@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from grader.host import SandboxUnavailable, SpecError, get_sandbox, grade, load_exercise
+from grader.host import SandboxConfigError, SandboxUnavailable, SpecError, get_sandbox, grade, load_exercise
 from grader.host.verdict import Verdict
 
 EXIT_PLATFORM_FAILED = 3
@@ -50,11 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.runtime and args.backend == "local":
         print("error: --runtime chooses a Docker runtime; use it with --backend docker (or auto)", file=sys.stderr)
         return 2
+    options: dict[str, object] = {"allow_unisolated": True} if args.allow_unisolated else {}
+    if args.runtime:
+        options["runtime"] = args.runtime
     try:
-        config: dict[str, object] = {"allow_unisolated": True} if args.allow_unisolated else {}
-        if args.runtime:
-            config["runtime"] = args.runtime
-        verdict = grade(exercise, code, get_sandbox(args.backend, **config), seed=args.seed)
+        verdict = grade(exercise, code, get_sandbox(args.backend, **options), seed=args.seed)
+    except SandboxConfigError as error:  # e.g. --allow-unisolated with --backend docker
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except SandboxUnavailable as error:
         print(f"error: the {args.backend} sandbox is not available: {error}", file=sys.stderr)
         return EXIT_PLATFORM_FAILED

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.base import (
-    OUTPUT_DIR,
     Limits,
     Outcome,
     RunOptions,
@@ -16,46 +15,63 @@ from sandbox.base import (
     SandboxUnavailable,
     Status,
 )
-
-DEFAULT_IMAGE = "graphdojo-sandbox:latest"
+from sandbox.config import (
+    DEFAULT_IMAGE,
+    AutoConfig,
+    DockerConfig,
+    LocalConfig,
+    SandboxConfig,
+    SandboxConfigError,
+    sandbox_config,
+)
+from sandbox.runtime.names import OUTPUT_DIR
 
 __all__ = [
     "DEFAULT_IMAGE",
     "OUTPUT_DIR",
+    "AutoConfig",
+    "DockerConfig",
     "Limits",
+    "LocalConfig",
     "Outcome",
     "RunOptions",
     "Sandbox",
+    "SandboxConfig",
+    "SandboxConfigError",
     "SandboxUnavailable",
     "Status",
     "docker_available",
     "get_sandbox",
+    "open_sandbox",
     "remove_orphaned_containers",
+    "sandbox_config",
 ]
 
 
-def get_sandbox(name: str, **config: Any) -> Sandbox:
-    """The backend called ``name``: "local" (bubblewrap), "docker", or "auto".
+def get_sandbox(name: str, **options: Any) -> Sandbox:
+    """The backend called ``name``: "local" (bubblewrap), "docker", or "auto", configured
+    by keywords (sandbox/config.py: ``DockerConfig`` and ``LocalConfig`` name them all).
 
-    "auto" is docker when an engine answers and the image exists, else local.
-    Config keywords (all optional): image, runtime ("runc" | "runsc"), pool_size (0: no
-    warm pool), allow_unisolated (local only, development), docker_base_url; and for
-    docker pool_limits (the container shape to warm first), preload (modules the pool
-    imports ahead, default numpy and torch), labels (extra container labels), cgroup_parent
-    (the cgroup every container goes under, e.g. to account for them together).
-    A backend that cannot work here raises SandboxUnavailable.
+    "auto" is docker when an engine answers and the image exists, else local; it takes both
+    backends' options, each going to its own. SandboxConfigError for an option the backend
+    does not take; SandboxUnavailable when the backend cannot work here.
     """
-    if name == "auto":
-        name = "docker" if docker_available(config.get("image"), config.get("docker_base_url")) else "local"
-    if name == "local":
+    return open_sandbox(sandbox_config(name, **options))
+
+
+def open_sandbox(config: SandboxConfig) -> Sandbox:
+    """The sandbox ``config`` describes (see get_sandbox)."""
+    if isinstance(config, AutoConfig):
+        docker_here = docker_available(config.docker.image, config.docker.docker_base_url)
+        config = config.docker if docker_here else config.local
+    # Imported on demand: the docker backend needs the docker SDK, which a local-only host may lack.
+    if isinstance(config, LocalConfig):
         from sandbox.local import LocalSandbox
 
-        return LocalSandbox(**config)
-    if name == "docker":
-        from sandbox.docker import DockerSandbox
+        return LocalSandbox(config)
+    from sandbox.docker import DockerSandbox
 
-        return DockerSandbox(**config)
-    raise ValueError(f'unknown sandbox backend {name!r}: use "local", "docker" or "auto"')
+    return DockerSandbox(config)
 
 
 def docker_available(image: object = None, base_url: object = None) -> bool:

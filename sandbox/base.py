@@ -18,7 +18,6 @@ from typing import Literal
 
 Status = Literal["ok", "timeout", "memory", "output_limit", "signal", "sandbox_error"]
 
-OUTPUT_DIR = "out"
 
 
 class SandboxUnavailable(Exception):
@@ -46,7 +45,7 @@ class RunOptions:
     # Modules the sandbox imports before it takes the job (a warm pool's are already there).
     preload: tuple[str, ...] = ()
     # A trusted program (a judge) keeps root inside the sandbox, forks its workers from the
-    # clean, preloaded zygote (sandbox/zygote.py) and confines them itself, and alone reads
+    # clean, preloaded zygote (sandbox/runtime/zygote.py) and confines them itself, and alone reads
     # ``secret`` (from descriptor SECRET_FD_ENV names, never an environment variable or a
     # file). Every other program runs as the lent uid with no capabilities.
     trusted: bool = False
@@ -72,7 +71,16 @@ class Outcome:
 
 
 class Sandbox(abc.ABC):
-    name: str
+    """What every backend offers its callers; each backend states all of it."""
+
+    name: str  # the backend as outcomes name it ("local", "docker-runc", "docker-runsc")
+
+    @property
+    @abc.abstractmethod
+    def isolated(self) -> bool:
+        """Whether programs run isolated (namespaces, no network, the lent uid...). False only
+        in the local backend's unisolated development mode, where a program runs with
+        rlimits alone: a trusted program must then start its children under its own uid."""
 
     @abc.abstractmethod
     def run(
@@ -84,5 +92,7 @@ class Sandbox(abc.ABC):
     ) -> Outcome:
         """Run argv in a fresh sandbox holding ``files``; never raises for what the program did."""
 
-    def close(self) -> None:  # noqa: B027 - most backends hold nothing between runs
-        """Release what the backend holds between runs (a warm pool's containers)."""
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release what the backend holds between runs (a warm pool's containers); the
+        sandbox is not used afterwards."""

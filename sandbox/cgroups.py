@@ -8,6 +8,8 @@ import time
 import uuid
 from pathlib import Path
 
+from sandbox.runtime.names import FREEZER, PIDS, UNIFIED
+
 CPU_PERIOD_US = 100_000
 
 
@@ -201,7 +203,7 @@ class ChildCgroup:
     """
 
     def __init__(self, parents: dict[str, Path]) -> None:
-        self.parents = parents  # name inside the sandbox ("freezer", "pids" or "unified") -> host folder
+        self.parents = parents  # its folder's name inside the sandbox (FREEZER, PIDS or UNIFIED) -> host folder
 
     @property
     def lent(self) -> dict[str, Path]:
@@ -215,10 +217,10 @@ class ChildCgroup:
         except OSError:
             return None
         name = f"graphdojo-child-{uuid.uuid4().hex[:12]}"
-        if "freezer" in mounts and "pids" in mounts:
-            parents = {c: mounts[c] / own.get(c, "/").lstrip("/") / name for c in ("freezer", "pids")}
+        if "freezer" in mounts and "pids" in mounts:  # v1: each lent folder is named after its controller
+            parents = {c: mounts[c] / own.get(c, "/").lstrip("/") / name for c in (FREEZER, PIDS)}
         elif "unified" in mounts and "freezer" not in mounts:
-            parents = {"unified": mounts["unified"] / own.get("", "/").lstrip("/") / name}
+            parents = {UNIFIED: mounts["unified"] / own.get("", "/").lstrip("/") / name}
         else:
             return None
         group = cls({})
@@ -226,8 +228,8 @@ class ChildCgroup:
             for key, parent in parents.items():
                 parent.mkdir()
                 group.parents[key] = parent
-                if key != "freezer":
-                    if key == "unified":
+                if key != FREEZER:
+                    if key == UNIFIED:
                         (parent / "cgroup.subtree_control").write_text("+pids")
                     (parent / "pids.max").write_text(str(pids))
                 (parent / "box").mkdir()
@@ -243,9 +245,9 @@ class ChildCgroup:
         for name, tree in trees.items():
             for folder in tree:  # parents first: v1 refuses to thaw a child of a frozen parent
                 try:
-                    if name == "freezer":
+                    if name == FREEZER:
                         (folder / "freezer.state").write_text("THAWED")
-                    elif name == "unified":
+                    elif name == UNIFIED:
                         (folder / "cgroup.freeze").write_text("0")
                 except OSError:
                     pass

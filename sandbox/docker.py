@@ -31,8 +31,8 @@ from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
 
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
 from sandbox.cgroups import remove_stale
+from sandbox.config import DockerConfig
 from sandbox.delegation import Delegation
-from sandbox.framing import READY, JobLimits, ProtocolError
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
@@ -41,15 +41,15 @@ from sandbox.protocol import (
     outcome_from_report,
     report_budget,
 )
+from sandbox.runtime.framing import READY, JobLimits, ProtocolError
+from sandbox.runtime.names import WORKDIR
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
 
 log = logging.getLogger(__name__)
 
-DEFAULT_IMAGE = "graphdojo-sandbox:latest"
 SANDBOX_PYTHON = "/opt/venv/bin/python3"
-WORKDIR = "/job"
 LABEL = "graphdojo.sandbox"
 EXPIRES_LABEL = "graphdojo.expires"
 POOL_LABEL = "graphdojo.pool"
@@ -209,41 +209,32 @@ class _Attached:
 class DockerSandbox(Sandbox):
     name = "docker"
 
-    def __init__(
-        self,
-        *,
-        image: str = DEFAULT_IMAGE,
-        runtime: str = "runc",
-        pool_size: int = 0,
-        pool_limits: Limits | None = None,
-        preload: Sequence[str] = ("numpy", "torch"),
-        docker_base_url: str | None = None,
-        labels: Mapping[str, str] | None = None,
-        cgroup_parent: str | None = None,
-        **_ignored: object,
-    ) -> None:
-        if runtime not in ("runc", "runsc"):
-            raise ValueError(f'runtime must be "runc" or "runsc" (gVisor), got {runtime!r}')
-        self.image = image
-        self.runtime = runtime
-        self.name = f"docker-{runtime}"
-        self.base_url = docker_base_url
-        self.labels = dict(labels or {})  # e.g. the queue's name, to tell workers' containers apart
+    def __init__(self, config: DockerConfig | None = None) -> None:
+        config = config or DockerConfig()
+        self.image, self.runtime = config.image, config.runtime
+        self.name = f"docker-{self.runtime}"
+        self.base_url = config.docker_base_url
+        self.labels = dict(config.labels)  # e.g. the queue's name, to tell workers' containers apart
         self.labels[OWNER_LABEL] = owner_token()
-        self.cgroup_parent = cgroup_parent
+        self.cgroup_parent = config.cgroup_parent
         self.client = self._connect()
         try:
-            self.client.images.get(image)
+            self.client.images.get(self.image)
         except ImageNotFound:
-            raise SandboxUnavailable(f"the sandbox image {image} is missing: run `make image`") from None
+            raise SandboxUnavailable(f"the sandbox image {self.image} is missing: run `make image`") from None
         except (DockerException, OSError) as error:
             raise SandboxUnavailable(f"the Docker engine does not answer: {error}") from None
-        if runtime not in (self.client.info().get("Runtimes") or {}):
+        if self.runtime not in (self.client.info().get("Runtimes") or {}):
             raise SandboxUnavailable(
-                f"the Docker engine has no {runtime} runtime: register it in /etc/docker/daemon.json "
+                f"the Docker engine has no {self.runtime} runtime: register it in /etc/docker/daemon.json "
                 "(sandbox/image/ci-setup.sh does) and restart dockerd")
         self.janitor()
-        self.pool = WarmPool(self, pool_size, preload, pool_limits or Limits()) if pool_size > 0 else None
+        self.pool = (WarmPool(self, config.pool_size, config.preload, config.pool_limits or Limits())
+                     if config.pool_size > 0 else None)
+
+    @property
+    def isolated(self) -> bool:
+        return True  # every run is a container of its own, under runc or gVisor
 
     def _connect(self) -> docker.DockerClient:
         try:

@@ -48,8 +48,8 @@ from typing import IO, cast
 
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable, Status
 from sandbox.cgroups import RunCgroup, remove_stale
+from sandbox.config import LocalConfig
 from sandbox.delegation import Delegation
-from sandbox.framing import READY, JobLimits, ProtocolError
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
@@ -58,9 +58,10 @@ from sandbox.protocol import (
     outcome_from_report,
     report_budget,
 )
-from sandbox.zygote import filter_program, filter_supported
+from sandbox.runtime.framing import READY, JobLimits, ProtocolError
+from sandbox.runtime.names import WORKDIR
+from sandbox.runtime.zygote import filter_program, filter_supported
 
-WORKDIR = "/job"
 UNISOLATED_NOTE = "unisolated development mode: no isolation"
 STARTUP_GRACE_S = 10.0
 CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")  # as docker.py's, and why
@@ -75,16 +76,23 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "ns
 class LocalSandbox(Sandbox):
     name = "local"
 
-    def __init__(self, *, allow_unisolated: bool = False, bwrap: str | None = None, **_ignored: object) -> None:
-        found = bwrap or shutil.which("bwrap") or "/usr/bin/bwrap"
+    def __init__(self, config: LocalConfig | None = None) -> None:
+        config = config or LocalConfig()
+        found = config.bwrap or shutil.which("bwrap") or "/usr/bin/bwrap"
         self.bwrap = found if os.access(found, os.X_OK) else None
-        self.unisolated = self.bwrap is None
-        if self.unisolated and not allow_unisolated:
+        if not self.isolated and not config.allow_unisolated:
             raise SandboxUnavailable(
                 "bubblewrap (bwrap) is not installed, so untrusted code cannot be isolated here: "
                 "apt-get install bubblewrap, or use the docker backend; allow_unisolated=True "
                 "runs without isolation, for development only")
         remove_stale()
+
+    @property
+    def isolated(self) -> bool:
+        return self.bwrap is not None
+
+    def close(self) -> None:
+        """Nothing: every run's bwrap, cgroup and folders are gone when it returns."""
 
     def run(
         self,
@@ -98,17 +106,17 @@ class LocalSandbox(Sandbox):
             raise SandboxUnavailable("the local backend has no GPU path; run GPU jobs on the docker backend")
         memory_bytes = limits.memory_mb * 1024 * 1024
         cgroup = RunCgroup.create(memory_bytes, limits.pids, limits.cpus)
-        notes: list[str] = [UNISOLATED_NOTE] if self.unisolated else []
+        notes: list[str] = [UNISOLATED_NOTE] if not self.isolated else []
         extra: JobLimits = {}
         if cgroup is None:
             notes.append("no memory cgroup here: memory and processes limited by rlimits only")
             extra = {"address_space_bytes": memory_bytes, "nproc": limits.pids}
-        scratch = tempfile.mkdtemp(prefix="graphdojo-") if self.unisolated else None
-        filter_fd = _seccomp_fd() if not self.unisolated and filter_supported() else None
-        if filter_fd is None and not self.unisolated:
+        scratch = tempfile.mkdtemp(prefix="graphdojo-") if not self.isolated else None
+        filter_fd = _seccomp_fd() if self.isolated and filter_supported() else None
+        if filter_fd is None and self.isolated:
             notes.append("no seccomp filter on this architecture")
         # Unisolated, the program cannot switch uids or mount anything: nothing to lend.
-        delegation = None if self.unisolated else Delegation(limits.pids)
+        delegation = Delegation(limits.pids) if self.isolated else None
         try:
             command = self._command(limits, filter_fd, delegation.mounts() if delegation else {})
             command += ["--preload", ",".join(options.preload)] if options.preload else []
@@ -130,7 +138,7 @@ class LocalSandbox(Sandbox):
 
     def _command(self, limits: Limits, filter_fd: int | None, mounts: Mapping[str, str]) -> list[str]:
         python = sys.executable
-        if self.unisolated:
+        if not self.isolated:
             return [python, "-I", "-c", BOOTSTRAP_SOURCE]
         tmpfs_bytes = str(limits.tmpfs_mb * 1024 * 1024)
         command = [

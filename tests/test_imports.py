@@ -15,7 +15,7 @@ WAITING_IMPORTS = {
     "a numpy grading's processes never import torch",
     ("grader/harness/wire.py", "_decode"): "torch only for a torch tensor on the wire (as above)",
     ("grader/harness/worker.py", "gradients"): "torch only when a check asks for gradients (as above)",
-    ("sandbox/__init__.py", "get_sandbox"): "each backend brings its own system libraries (the docker SDK, "
+    ("sandbox/__init__.py", "open_sandbox"): "each backend brings its own system libraries (the docker SDK, "
     "seccomp): only the chosen one is imported",
     ("sandbox/__init__.py", "docker_available"): "the docker SDK is optional: `make run` works without it",
     ("sandbox/__init__.py", "remove_orphaned_containers"): "the docker SDK is optional (as above)",

@@ -23,14 +23,16 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from grader import contract
 from grader.harness import wire
 from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
 from grader.harness.messages import Message
 from grader.harness.worker import HEAVY_MODULES
-from sandbox.zygote import CHILD_CGROUP_ENV, CHILD_UID_ENV, TRUSTED_UID_ENV, Exit, Zygote, lent_uid
+from sandbox.runtime.lent_cgroup import LentCgroup
+from sandbox.runtime.names import CHILD_UID_ENV, TRUSTED_UID_ENV
+from sandbox.runtime.zygote import Exit, Zygote, lent_uid
 
 FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
 FALLBACK_TRUSTED_UID = 65533  # ...and a uid that is not the student's, for the reference
@@ -281,9 +283,9 @@ class Process:
 class Family:
     """The student's processes: the worker and everything it started, frozen, thawed and killed as one.
 
-    With the cgroup the sandbox lent (``CHILD_CGROUP_ENV``), every process the worker
-    starts is in it, and freezing is one write that the kernel applies to all of them at
-    once: no fork can slip through. Without one (gVisor, whose cgroupfs has no freezer),
+    With the cgroup the sandbox lent (sandbox/runtime/lent_cgroup.py), every process the
+    worker starts is in it, and freezing is one write that the kernel applies to all of them
+    at once: no fork can slip through. Without one (gVisor, whose cgroupfs has no freezer),
     the processes are found in /proc by their real uid, the one the sandbox lent for the
     student alone (no process can change it, nor hide it as it can its /proc owner), and
     signalled, and a freeze only counts once every one of them is seen stopped; a student
@@ -291,63 +293,30 @@ class Family:
     student's uid as effective uid.
     """
 
-    def __init__(self, trusted: Callable[[], set[int]], cgroup: Path | None = None) -> None:
+    def __init__(self, trusted: Callable[[], set[int]], cgroup: LentCgroup | None = None) -> None:
         self.trusted = trusted  # pids of trusted workers, whose subtrees are not the student's
-        self.cgroup = cgroup  # the lent cgroup's folder inside the sandbox, when there is one
-        self.v2 = cgroup is not None and (cgroup / "unified").is_dir()
+        self.cgroup = cgroup  # the cgroup the sandbox lent, when there is one this judge may use
 
     @classmethod
     def for_sandbox(cls, trusted: Callable[[], set[int]]) -> Family:
-        folder = os.environ.get(CHILD_CGROUP_ENV, "")
-        usable = bool(folder) and privileged() and (
-            os.access(os.path.join(folder, "freezer", "freezer.state"), os.W_OK)
-            or os.access(os.path.join(folder, "unified", "cgroup.freeze"), os.W_OK)
-        )
-        family = cls(trusted, Path(folder) if usable else None)
-        if usable and not family._can_join():
-            family = cls(trusted, None)
-        return family
-
-    def _can_join(self) -> bool:
-        """Whether a child can move itself into the cgroup (a cgroup v2 namespace may refuse):
-        if it could not, every student start would fail, so the judge falls back to signals."""
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                for procs in self.join_files():
-                    with open(procs, "w") as file:
-                        file.write(str(os.getpid()))
-                code = 0
-            finally:
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        return os.waitstatus_to_exitcode(status) == 0
-
-    # -- the cgroup's files --
-
-    def _file(self, controller: str, name: str) -> Path:
-        folder = cast(Path, self.cgroup)  # only called where there is one
-        return folder / ("unified" if self.v2 else controller) / name
+        return cls(trusted, LentCgroup.lent() if privileged() else None)
 
     def join_files(self) -> list[str]:
         """The cgroup.procs files a new student process writes itself into."""
-        if self.cgroup is None:
-            return []
-        return sorted({str(self._file(c, "cgroup.procs")) for c in ("freezer", "pids")})
+        return self.cgroup.join_files() if self.cgroup is not None else []
 
     def limit_processes(self, count: int) -> bool:
         """Cap the student's processes in the cgroup (within the sandbox's own cap); False without one."""
         if self.cgroup is None:
             return False
-        self._file("pids", "pids.max").write_text(str(count))
+        self.cgroup.limit_processes(count)
         return True
 
     # -- finding, freezing, killing --
 
     def pids(self) -> list[int]:
         if self.cgroup is not None:
-            return [int(p) for p in _read(self._file("freezer", "cgroup.procs")).split()]
+            return self.cgroup.pids()
         if privileged():  # the lent uid is this sandbox's alone: whatever runs under it is the student's
             uid = student_uid()
             return [pid for pid, _, _ in _processes() if _real_uid(pid) == uid]
@@ -378,33 +347,18 @@ class Family:
                         pass
             done.update(pending)
 
-    def _set_frozen(self, frozen: bool) -> None:
-        if self.v2:
-            self._file("freezer", "cgroup.freeze").write_text("1" if frozen else "0")
-        else:
-            self._file("freezer", "freezer.state").write_text("FROZEN" if frozen else "THAWED")
-
-    def _is_frozen(self) -> bool:
-        if self.v2:
-            return "frozen 1" in _read(self._file("freezer", "cgroup.events"))
-        return _read(self._file("freezer", "freezer.state")).strip() == "FROZEN"
-
     def freeze(self, settle: bool = False) -> None:
         """Stop every student process; ProgramStopped when one cannot be stopped.
 
         With the cgroup, one write makes the kernel stop every task in it, and any task
-        forked from then on, before it runs another user instruction; waiting for the
-        state to read FROZEN (``settle``) only matters before listing the tasks to kill,
-        and under load it costs a scheduling round per task, so a race does not wait.
+        forked from then on, before it runs another user instruction; ``settle`` waits for
+        the state to read frozen, which only matters before listing the tasks to kill.
         """
-        deadline = _Deadline(FREEZE_TIMEOUT_S)
         if self.cgroup is not None:
-            self._set_frozen(True)
-            while settle and not self._is_frozen():
-                if deadline.left() <= 0:
-                    raise ProgramStopped("student", "RUNTIME_ERROR", Message("stop.unpausable"))
-                time.sleep(0.0002)
+            if not self.cgroup.freeze(settle_s=FREEZE_TIMEOUT_S if settle else 0.0):
+                raise ProgramStopped("student", "RUNTIME_ERROR", Message("stop.unpausable"))
             return
+        deadline = _Deadline(FREEZE_TIMEOUT_S)
         while True:
             self.signal_all(signal.SIGSTOP)
             if not self._running():
@@ -422,7 +376,7 @@ class Family:
 
     def thaw(self) -> None:
         if self.cgroup is not None:
-            self._set_frozen(False)
+            self.cgroup.thaw()
         else:
             self.signal_all(signal.SIGCONT)
 
@@ -435,14 +389,14 @@ class Family:
             self.freeze(settle=True)
         except ProgramStopped:
             pass  # a task that would not settle: kill what is listed all the same
-        listed = self.pids()  # read as root: the lent cgroup's files need not be the student's to read
+        listed = self.pids()
         with _as_student():
             for pid in listed:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
-        self._set_frozen(False)
+        self.cgroup.thaw()
 
 
 def _processes() -> list[tuple[int, bytes, int]]:
@@ -471,13 +425,6 @@ def _real_uid(pid: int) -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     return None
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
 
 
 def _open_output(target: Path | Capture) -> int:

@@ -31,15 +31,24 @@ from grader.host.validation import (
 )
 from grader.host.verdict import Usage, Verdict
 from grader.playground import RunResult, run_compile_flow, run_program
-from sandbox import Sandbox, SandboxUnavailable, get_sandbox, remove_orphaned_containers
+from sandbox import (
+    AutoConfig,
+    DockerConfig,
+    LocalConfig,
+    Sandbox,
+    SandboxConfig,
+    SandboxConfigError,
+    SandboxUnavailable,
+    get_sandbox,
+    open_sandbox,
+    remove_orphaned_containers,
+)
 
 __all__ = [
-    "ARCHIVE_LIMITS", "ArchiveLimits", "Attempt", "ContentReport", "ExerciseReport", "ExerciseSpec", "Remeasured",
-    "RunReport",
-    "RunResult", "Sandbox", "SandboxUnavailable", "SpecError", "UnsafeArchive", "Usage", "Verdict",
-    "check_titles", "default_jobs", "get_sandbox", "grade", "load_exercise", "read_exercise_zip", "remeasure",
-    "remove_orphaned_containers",
-    "run_compile_flow",
-    "run_program", "spec_from_stored", "stored_spec",
-    "validate_content", "validate_exercise", "visible_only", "write_exercise_folder",
+    "ARCHIVE_LIMITS", "ArchiveLimits", "Attempt", "AutoConfig", "ContentReport", "DockerConfig", "ExerciseReport",
+    "ExerciseSpec", "LocalConfig", "Remeasured", "RunReport", "RunResult", "Sandbox", "SandboxConfig",
+    "SandboxConfigError", "SandboxUnavailable", "SpecError", "UnsafeArchive", "Usage", "Verdict",
+    "check_titles", "default_jobs", "get_sandbox", "grade", "load_exercise", "open_sandbox", "read_exercise_zip",
+    "remeasure", "remove_orphaned_containers", "run_compile_flow", "run_program",
+    "spec_from_stored", "stored_spec", "validate_content", "validate_exercise", "visible_only", "write_exercise_folder",
 ]

@@ -59,7 +59,7 @@ def grade(
 def _grade_once(exercise: ExerciseSpec, code: str, sandbox: Sandbox, seed: int, *, settle: bool) -> Verdict:
     # A sandbox in unisolated development mode cannot give the judge a second uid; the judge
     # is told, runs the student under its own uid, and the verdict carries a note.
-    env = {contract.UNISOLATED_ENV: "1"} if getattr(sandbox, "unisolated", False) else {}
+    env = {} if sandbox.isolated else {contract.UNISOLATED_ENV: "1"}
     key = secrets.token_bytes(32)
     options = RunOptions(gpus=1 if exercise.gpu else None, env=env, preload=exercise.preload, trusted=True,
                          secret=key)

@@ -13,6 +13,7 @@ class GradingConfig(AppConfig):
 
     def ready(self) -> None:
         worker_init.connect(checks.refuse_bad_grading_times, weak=False)
+        worker_init.connect(checks.refuse_bad_sandbox_settings, weak=False)
         # A warm pool lives as long as its worker: removed when the worker (or one of its pool
         # processes) stops, and a starting worker removes what a killed one left.
         worker_init.connect(sandboxes.orphaned_containers_remove, weak=False)

@@ -1,9 +1,13 @@
-"""Start-up check: grading times in the order that neither loses nor doubles a grading."""
+"""Start-up checks: grading times in the order that neither loses nor doubles a grading, and
+sandbox settings that a sandbox takes."""
 from __future__ import annotations
 
 from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
+
+from grader.host import SandboxConfigError
+from grading.sandboxes import sandbox_configured
 
 
 def grading_times_problems() -> list[str]:
@@ -31,4 +35,24 @@ def grading_times_check(app_configs: object, **kwargs: object) -> list[checks.Er
 def refuse_bad_grading_times(**kwargs: object) -> None:
     """A worker does not start with grading times that would lose or double gradings."""
     if problems := grading_times_problems():
+        raise ImproperlyConfigured("; ".join(problems))
+
+
+def sandbox_settings_problems() -> list[str]:
+    """What the sandbox settings (SANDBOX_*) get wrong: a backend or a value no sandbox takes."""
+    try:
+        sandbox_configured()
+    except SandboxConfigError as error:
+        return [f"the sandbox settings are refused: {error}"]
+    return []
+
+
+@checks.register("grading")
+def sandbox_settings_check(app_configs: object, **kwargs: object) -> list[checks.Error]:
+    return [checks.Error(problem, id="grading.E002") for problem in sandbox_settings_problems()]
+
+
+def refuse_bad_sandbox_settings(**kwargs: object) -> None:
+    """A worker does not start with sandbox settings it would fail every grading on."""
+    if problems := sandbox_settings_problems():
         raise ImproperlyConfigured("; ".join(problems))

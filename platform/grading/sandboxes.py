@@ -6,7 +6,15 @@ import threading
 
 from django.conf import settings
 
-from grader.host import Sandbox, get_sandbox, remove_orphaned_containers
+from grader.host import (
+    AutoConfig,
+    DockerConfig,
+    LocalConfig,
+    Sandbox,
+    SandboxConfig,
+    open_sandbox,
+    remove_orphaned_containers,
+)
 
 log = logging.getLogger(__name__)
 # One sandbox per worker process and configuration, so that a warm pool outlives tasks;
@@ -63,10 +71,29 @@ def sandbox_new(
 
     Raises SandboxUnavailable when the backend cannot work on this host.
     """
-    return get_sandbox(
-        backend or settings.SANDBOX_BACKEND,
-        image=image or settings.SANDBOX_IMAGE,
-        runtime=runtime or settings.SANDBOX_RUNTIME,
-        pool_size=settings.SANDBOX_POOL_SIZE if pool_size is None else pool_size,
-        allow_unisolated=settings.SANDBOX_ALLOW_UNISOLATED if allow_unisolated is None else allow_unisolated,
+    return open_sandbox(sandbox_configured(backend, pool_size=pool_size, image=image, runtime=runtime,
+                                           allow_unisolated=allow_unisolated))
+
+
+def sandbox_configured(
+    backend: str | None = None,
+    *,
+    pool_size: int | None = None,
+    image: str | None = None,
+    runtime: str | None = None,
+    allow_unisolated: bool | None = None,
+) -> SandboxConfig:
+    """The configuration the settings (or the caller) give ``backend``; SandboxConfigError for
+    a backend or a value no sandbox takes. The settings hold every backend's options: the
+    named backend takes its own."""
+    every = AutoConfig(
+        docker=DockerConfig(
+            image=image or settings.SANDBOX_IMAGE,
+            runtime=runtime or settings.SANDBOX_RUNTIME,
+            pool_size=settings.SANDBOX_POOL_SIZE if pool_size is None else pool_size,
+        ),
+        local=LocalConfig(
+            allow_unisolated=settings.SANDBOX_ALLOW_UNISOLATED if allow_unisolated is None else allow_unisolated,
+        ),
     )
+    return every.narrowed(backend or settings.SANDBOX_BACKEND)

@@ -51,3 +51,9 @@ def test_runtime_chooses_gvisor_for_the_docker_backend(requires, tmp_path):
 def test_runtime_without_docker_is_a_clear_error():
     result = run_cli(STATIC_GRAPH, STATIC_GRAPH / "solution.py", "--backend", "local", "--runtime", "runsc")
     assert result.returncode == 2 and "--runtime chooses a Docker runtime" in result.stderr
+
+
+def test_an_option_the_backend_does_not_take_is_a_clear_error():
+    result = run_cli(STATIC_GRAPH, STATIC_GRAPH / "solution.py", "--backend", "docker", "--allow-unisolated")
+    assert result.returncode == 2, result.stderr
+    assert "the docker sandbox has no option 'allow_unisolated'" in result.stderr and "Traceback" not in result.stderr

@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from sandbox import OUTPUT_DIR, Limits, RunOptions, get_sandbox
+from sandbox import OUTPUT_DIR, Limits, RunOptions, Sandbox, get_sandbox
 from sandbox.delegation import UID_RANGE
 from tests.sandbox.backends import SMALL
 
@@ -129,6 +129,21 @@ def test_every_run_is_fresh(sandbox):
     second = sandbox.run({}, ["python3", "-c", look], SMALL)
     assert (second.status, second.exit_code) == ("ok", 0), second
     assert b"'out'" in second.stdout and b"left" not in second.stdout  # it looked, and found nothing of the first run
+
+
+def test_every_backend_states_what_it_isolates(sandbox):
+    assert sandbox.isolated is True  # each backend here isolates; only the local development mode does not
+
+
+def test_a_backend_must_state_the_whole_interface():
+    class RunsOnly(Sandbox):
+        name = "half"
+
+        def run(self, files, argv, limits, options=None):
+            raise AssertionError("never reached")
+
+    with pytest.raises(TypeError, match="close.*isolated|isolated.*close"):
+        RunsOnly()  # type: ignore[abstract]
 
 
 def test_get_sandbox_rejects_an_unknown_backend():

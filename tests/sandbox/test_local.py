@@ -26,6 +26,7 @@ def test_without_bubblewrap_it_refuses_untrusted_code():
 
 def test_unisolated_mode_runs_but_says_so_on_every_outcome():
     sandbox = get_sandbox("local", bwrap="/nonexistent/bwrap", allow_unisolated=True)
+    assert sandbox.isolated is False  # the grading pipeline tells its judge so
     outcome = sandbox.run({"main.py": b"print(open('main.py').read()[:5]); open('out/r', 'w').write('1')"},
                           ["python3", "main.py"], SMALL)
     assert outcome.status == "ok", outcome

@@ -1,6 +1,7 @@
-"""sandbox/protocol.py and framing.py: jobs out, reports in, both halves framing alike."""
+"""sandbox/protocol.py and runtime/framing.py: jobs out, reports in, both halves framing alike."""
 from __future__ import annotations
 
+import ast
 import io
 import signal
 import subprocess
@@ -10,21 +11,23 @@ import tarfile
 import pytest
 
 from sandbox import Limits
-from sandbox.framing import (
+from sandbox.protocol import (
+    BOOTSTRAP_SOURCE,
+    RUNTIME,
+    RUNTIME_MODULES,
+    encode_job,
+    files_from_tar,
+    outcome_from_report,
+    report_budget,
+    tar_of,
+)
+from sandbox.runtime.framing import (
     READY,
     ProtocolError,
     Report,
     pack_report,
     read_job,
     split_report,
-)
-from sandbox.protocol import (
-    BOOTSTRAP_SOURCE,
-    encode_job,
-    files_from_tar,
-    outcome_from_report,
-    report_budget,
-    tar_of,
 )
 
 LIMITS = Limits(cpu_s=5, wall_s=10, memory_mb=256, output_bytes=1000, files_bytes=100)
@@ -130,3 +133,35 @@ def test_a_memory_error_without_a_memory_cgroup_is_the_memory_limit():
 def test_the_report_budget_covers_an_honest_report_and_no_more():
     honest = pack_report(report(notes=["n"] * 10), b"o" * 1000, b"e" * 1000, b"f" * 100)
     assert len(honest) <= report_budget(LIMITS) < len(honest) + 2 * 2**20
+
+
+def test_the_one_script_installs_all_of_the_runtime_for_the_program_it_forks(tmp_path):
+    """Nothing of the repository is inside a sandbox: a judge forked from the bootstrap imports
+    the runtime the script installed (its modules' file names are the script's, not paths)."""
+    names = [f"sandbox.runtime.{name}" for name in RUNTIME_MODULES]
+    show = f"import sys, {', '.join(names)}; print([sys.modules[n].__file__ for n in {names!r}])"
+    job = encode_job({}, ["python3", "-c", show], LIMITS, {}, str(tmp_path / "job"))
+    done = subprocess.run([sys.executable, "-I", "-c", BOOTSTRAP_SOURCE], input=job, capture_output=True,
+                          timeout=60, cwd=tmp_path)
+    outcome = outcome_from_report(done.stdout[len(READY):], LIMITS, "test")
+    assert (outcome.status, outcome.exit_code) == ("ok", 0), outcome
+    assert outcome.stdout.decode().strip() == repr([f"sandbox/runtime/{name}.py" for name in RUNTIME_MODULES])
+
+
+def test_the_runtime_is_whole_and_standard_library_only():
+    """Every module of sandbox/runtime/ travels in the script, after the runtime modules it
+    imports, and imports nothing else but the standard library (nothing else is there)."""
+    files = {path.stem for path in RUNTIME.glob("*.py")} - {"__init__", "bootstrap"}
+    assert set(RUNTIME_MODULES) == files
+    installed: list[str] = []
+    for name in [*RUNTIME_MODULES, "bootstrap"]:
+        tree = ast.parse((RUNTIME / f"{name}.py").read_text())
+        for node in ast.walk(tree):
+            modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                       else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            for module in modules:
+                if module.startswith("sandbox."):
+                    assert module.removeprefix("sandbox.runtime.") in installed, (name, module)
+                else:
+                    assert module.split(".")[0] in sys.stdlib_module_names, (name, module)
+        installed.append(name)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.harness.programs import Family
+from sandbox.runtime.lent_cgroup import LentCgroup
 
 V1 = Path("/sys/fs/cgroup/freezer")
 V2 = Path("/sys/fs/cgroup/unified")
@@ -51,7 +52,7 @@ def family(request, requires):
         made = [V2 / name]
         (folder / "unified").symlink_to(made[0])
     made[0].mkdir()
-    family = Family(trusted=set, cgroup=folder)
+    family = Family(trusted=set, cgroup=LentCgroup(folder))
     joined = made[0] / "cgroup.procs"
 
     def enter() -> None:  # runs in the child: into the cgroup, then nobody
@@ -95,7 +96,7 @@ def test_a_frozen_family_runs_nothing_until_thawed(family):
 
 def test_killing_a_family_leaves_nothing_in_its_cgroup(family):
     assert family.pids()
-    family.cgroup.chmod(0o700)  # a lent folder only root may read: the kill must not depend on it
+    family.cgroup.folder.chmod(0o700)  # a lent folder only root may read: the kill must not depend on it
     family.kill()
     family.process.wait(timeout=10)  # the shell's zombie is reaped by its parent, this test
     deadline = time.monotonic() + 5

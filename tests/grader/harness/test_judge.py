@@ -23,6 +23,8 @@ from testbed.exercises import CHECKS, TOML, make_exercise
 
 SOLUTION = "def add(a, b):\n    return a + b\n"
 
+ROOT = Path(__file__).resolve().parents[3]
+
 
 @pytest.fixture(scope="module")
 def spec(tmp_path_factory):
@@ -38,7 +40,8 @@ def judge(
     for name, data in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(data)
-    env = {"PATH": os.environ["PATH"], contract.UNISOLATED_ENV: "1"}
+    # Outside a sandbox the judge finds sandbox.runtime in the tree under test (after the bundle).
+    env = {"PATH": os.environ["PATH"], contract.UNISOLATED_ENV: "1", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-m", "grader.harness", "out"], cwd=tmp_path, env=env, capture_output=True, timeout=120
     )

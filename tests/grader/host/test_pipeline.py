@@ -11,6 +11,7 @@ from grader import contract
 from grader.contract import CheckRow, Kind, ResultDocument
 from grader.host.pipeline import bundle_for, grade, verdict_from
 from grader.host.spec import load_exercise
+from sandbox import get_sandbox
 from sandbox.base import Outcome
 from testbed.exercises import CHECKS, TOML, make_exercise
 from tests.grader.factories import GRADING_BACKENDS, STATIC_GRAPH, grading_sandbox
@@ -183,9 +184,7 @@ def test_gradients_and_structural_checks_run_in_the_right_process(tmp_path, requ
 
 
 def test_unisolated_development_mode_still_grades_and_says_so(exercise):
-    from sandbox.local import LocalSandbox
-
-    sandbox = LocalSandbox(allow_unisolated=True, bwrap="/nonexistent/bwrap")  # a machine without bubblewrap
+    sandbox = get_sandbox("local", allow_unisolated=True, bwrap="/nonexistent/bwrap")  # a host without bubblewrap
     verdict = grade(exercise, exercise.solution, sandbox, seed=2)
     assert verdict.verdict == Kind.ACCEPTED, verdict.notes
     assert any("unisolated development mode" in note and "could read the hidden files" in note

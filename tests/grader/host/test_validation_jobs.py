@@ -40,6 +40,13 @@ class Recording(Sandbox):
         self.spans: list[tuple[str, float, float]] = []
         self._lock = threading.Lock()
 
+    @property
+    def isolated(self):
+        return self.real.isolated
+
+    def close(self):
+        self.real.close()
+
     def run(self, files, argv, limits, options=None):
         code = files.get(contract.SUBMISSION_FILE, b"").decode()
         if code == self.fail_for:

@@ -66,9 +66,7 @@ class Command(BaseCommand):
         except FileNotFoundError as error:
             raise CommandError(str(error)) from None
         finally:
-            close = getattr(sandbox, "close", None)
-            if close is not None:
-                close()
+            sandbox.close()
         if as_json:
             self.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
         else:

@@ -1,11 +1,12 @@
-"""The syscall filter (sandbox/zygote.py), loaded into a real process, denies what it says and allows the rest."""
+"""The syscall filter (sandbox/runtime/zygote.py), loaded into a real process, denies what it
+says and allows the rest."""
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
 
-from sandbox import zygote as seccomp
+from sandbox.runtime import zygote as seccomp
 
 # Loads the filter (no_new_privs first, as bwrap does), then tries each call by number.
 PROBE = r"""

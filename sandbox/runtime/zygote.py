@@ -24,7 +24,7 @@ owned by its uid, under a /tmp that only root may write: nothing one family can 
 path another family's process ever reads.
 
 Standard library only: this file travels into every sandbox with the bootstrap
-(``protocol.BOOTSTRAP_SOURCE`` installs it as ``sandbox.zygote``), and the judge, a fork
+(``sandbox.protocol.BOOTSTRAP_SOURCE`` installs it as ``sandbox.runtime.zygote``), and the judge, a fork
 of that bootstrap, uses the client half from there.
 
 The protocol, one JSON datagram per message on a SOCK_SEQPACKET pair:
@@ -62,13 +62,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-FD_ENV = "SANDBOX_ZYGOTE_FD"  # the judge's end of the socket, where a sandbox lends a zygote
-PRELOADED_ENV = "SANDBOX_PRELOADED"  # the modules imported before the job, comma-separated
-# What the host lends a sandbox (delegation.py), named once for the host and the sandbox.
-CHILD_UID_ENV = "SANDBOX_CHILD_UID"  # the uid every untrusted process runs as, unique on the host
-TRUSTED_UID_ENV = "SANDBOX_TRUSTED_UID"  # a second one, for trusted workers that need no root
-CHILD_CGROUP_ENV = "SANDBOX_CHILD_CGROUP"  # the cgroup untrusted processes are frozen in, where lent
-SECRET_FD_ENV = "SANDBOX_SECRET_FD"  # the descriptor a trusted program reads the run's secret from
+from sandbox.runtime.names import ZYGOTE_FD_ENV
+
 MAX_MESSAGE = 1 << 20
 MAX_FDS = 16
 _PR_SET_DUMPABLE = 4
@@ -528,7 +523,7 @@ def fork_zygote() -> socket.socket:
 
 
 def main() -> None:
-    """``python3 -I -c 'from sandbox.zygote import main; main()' FD [MODULES]``: a launched zygote."""
+    """``python3 -I -c 'from sandbox.runtime.zygote import main; main()' FD [MODULES]``: a launched zygote."""
     for module in filter(None, (sys.argv[2] if len(sys.argv) > 2 else "").split(",")):
         __import__(module)
     serve(socket.socket(fileno=int(sys.argv[1])))
@@ -548,7 +543,7 @@ class Zygote:
     @classmethod
     def lent(cls) -> Zygote | None:
         """The zygote the sandbox's bootstrap lent this process, if it did."""
-        value = os.environ.get(FD_ENV, "")
+        value = os.environ.get(ZYGOTE_FD_ENV, "")
         if not value.isdigit():
             return None
         return cls(socket.socket(fileno=int(value)))
@@ -558,8 +553,12 @@ class Zygote:
         """A zygote of our own, for a judge no sandbox started (tests, tools): a fresh
         interpreter, so as clean as a lent one."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # -I leaves the working folder and PYTHONPATH out: the folder that holds this copy
+        # of the package goes first, so that the zygote runs the same code as its judge.
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        start = f"import sys; sys.path.insert(0, {root!r}); from sandbox.runtime.zygote import main; main()"
         process = subprocess.Popen(
-            [sys.executable, "-I", "-c", "from sandbox.zygote import main; main()",
+            [sys.executable, "-I", "-c", start,
              str(theirs.fileno()), ",".join(preload)],
             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
         )

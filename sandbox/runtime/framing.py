@@ -4,9 +4,10 @@
     host -> bootstrap   u32 length + JSON job, then u64 length + a tar of the files
     bootstrap -> host   u32 length + JSON report, then the stdout, stderr and tar bytes it sizes
 
-The host (protocol.py) and the bootstrap (bootstrap.py) both frame through this module.
-Nothing of the sandbox package exists inside a sandbox, so the bootstrap gets this file as
-part of its one script (``protocol.BOOTSTRAP_SOURCE``), installed as ``sandbox.framing``.
+The host (sandbox/protocol.py) and the bootstrap (bootstrap.py) both frame through this
+module. Nothing of this repository exists inside a sandbox, so the bootstrap gets this file
+as part of its one script (``sandbox.protocol.BOOTSTRAP_SOURCE``), installed as
+``sandbox.runtime.framing``.
 """
 from __future__ import annotations
 

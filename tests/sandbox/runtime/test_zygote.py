@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from sandbox.zygote import Zygote, ZygoteError
+from sandbox.runtime.zygote import Zygote, ZygoteError
 
 REPORT = """\
 import json, os, random, resource, signal, sys
@@ -134,7 +134,7 @@ def test_a_zygote_refuses_to_fork_once_cuda_is_initialised():
         fake = type(sys)("torch")
         fake.cuda = type("cuda", (), {"is_initialized": staticmethod(lambda: True)})
         sys.modules["torch"] = fake
-        from sandbox.zygote import serve
+        from sandbox.runtime.zygote import serve
 
         serve(theirs)
         os._exit(0)

@@ -7,7 +7,8 @@ it comes from inside the namespace. So ``kill(-1)``, ``kill(getppid())`` and SIG
 cannot take the supervisor down, and the host always gets a report.
 
 Protocol, over stdin/stdout (nothing else is shared with the host; the bytes are framed by
-framing.py, which the host puts ahead of this file in the one script a sandbox runs):
+framing.py, which the host installs, with the rest of sandbox/runtime/, ahead of this file
+in the one script a sandbox runs):
 
 1. optionally pre-imports modules (numpy and torch, for a grading or the warm pool), forks
    the zygote (zygote.py) that will fork the judge's workers, then writes READY;
@@ -48,12 +49,17 @@ import tarfile
 import time
 from typing import IO, cast
 
-from sandbox.framing import READY, Job, Report, pack_report, read_job
-from sandbox.zygote import (
+from sandbox.runtime.framing import READY, Job, Report, pack_report, read_job
+from sandbox.runtime.names import (
     CHILD_UID_ENV,
-    FD_ENV,
+    OUTPUT_DIR,
     PRELOADED_ENV,
+    SECRET_FD,
     SECRET_FD_ENV,
+    ZYGOTE_FD,
+    ZYGOTE_FD_ENV,
+)
+from sandbox.runtime.zygote import (
     confine,
     fork_zygote,
     home_env,
@@ -64,7 +70,6 @@ from sandbox.zygote import (
 )
 
 PIPE_CHUNK = 65536
-ZYGOTE_FD, SECRET_FD = 3, 4  # a trusted program's descriptors
 POLL_S = 0.05
 PR_SET_DUMPABLE = 4
 RUSAGE_CHILDREN = resource.RUSAGE_CHILDREN
@@ -115,7 +120,7 @@ def unpack_files(tar_bytes: bytes, workdir: str) -> None:
                     _write_all(fd, data)
                 finally:
                     os.close(fd)
-    out = os.path.join(workdir, "out")
+    out = os.path.join(workdir, OUTPUT_DIR)
     os.makedirs(out, mode=0o700, exist_ok=True)
     os.chmod(out, 0o700)
 
@@ -265,7 +270,7 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.s
             fd = zygote.detach()  # closed below unless lent: the object must never close a reused number
             if trusted:  # the judge's end of the zygote's socket
                 os.dup2(fd, ZYGOTE_FD)
-                env[FD_ENV] = str(ZYGOTE_FD)
+                env[ZYGOTE_FD_ENV] = str(ZYGOTE_FD)
         if trusted:
             os.close(secret_w)
             os.dup2(secret_r, SECRET_FD)
@@ -410,7 +415,7 @@ def supervise(job: Job, zygote: socket.socket | None) -> tuple[Report, bytes, by
     if uid is not None:
         os.seteuid(uid)
     try:
-        files, files_truncated, notes = pack_outputs(os.path.join(workdir, "out"), int(limits["files_bytes"]))
+        files, files_truncated, notes = pack_outputs(os.path.join(workdir, OUTPUT_DIR), int(limits["files_bytes"]))
     finally:
         if uid is not None:
             os.seteuid(0)
