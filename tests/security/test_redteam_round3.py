@@ -468,3 +468,43 @@ def test_a_wide_interval_does_not_list_slow_code_first():
     make.graded(spread, ex, ratio=2.4, interval=(0.32, 2.9), code="def f():\n    return 2\n")
     board = exercise_board(ex, viewer=honest)
     assert board.rows[0].user_id == honest.id, [(row.user_id, row.rank_label, row.ratio) for row in board.rows]
+
+
+# --- 7. making the baseline slower: memory pressure in the shared sandbox -------------------------
+
+# The baseline touches 32 MB per call. The student does 10x that, and at import leaves four
+# children holding 230 MB each (frozen with it, never freed), so that the sandbox's memory is
+# nearly full whenever the baseline allocates: reclaim and refaults would land in the
+# baseline's window. Measured on docker-runc: the baseline's median stayed at 5.5-5.8 ms with
+# and without the hoard (no slowdown); 3.5x the work alone measured 3.06x.
+ALLOCATING_SOLUTION = """
+import numpy as np
+
+def add(a, b):
+    return a + b
+
+def work(n):
+    block = np.ones(4 * 2**20)
+    return n * 2 + 0 * int(block.sum())
+"""
+HOARDER = """
+import os
+import time
+
+for _ in range(4):
+    if os.fork() == 0:
+        try:
+            hoard = bytearray(230 * 2**20)
+            for i in range(0, len(hoard), 4096):
+                hoard[i] = 1
+        except MemoryError:
+            pass
+        while True:
+            time.sleep(1000)
+""" + ALLOCATING_SOLUTION.replace(
+    "    block = np.ones(4 * 2**20)\n", "    for _ in range(10):\n        block = np.ones(4 * 2**20)\n")
+
+
+def test_holding_the_sandboxs_memory_does_not_slow_the_baseline_enough(tmp_path, two_backends):
+    verdict = grade(exercise(tmp_path, solution=ALLOCATING_SOLUTION), HOARDER, two_backends)
+    assert verdict.verdict == Kind.TOO_SLOW, (summary(verdict), perf_case(verdict))
