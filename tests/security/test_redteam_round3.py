@@ -1,0 +1,510 @@
+"""A third red team's attacks on the judge, on docker-runc, docker-runsc and local.
+
+Each test plants one attack as a student would (its only input is the code it submits) and
+asserts the SAFE outcome. An attack that works stays here as a strict xfail whose reason says
+how it works, so the suite stays green and the hole is on record. The reviewer knew only
+README.md and the code. Three goals: a wrong submission ACCEPTED, a slow submission ranked
+first, hidden data read.
+
+Most attacks run on local and docker-runc (``two_backends``); the ones that depend on what a
+backend preloads or how it clocks run on all three (``every_backend``).
+"""
+from __future__ import annotations
+
+import pytest
+
+from grader.contract import Kind
+from grader.host import grade, load_exercise
+from testbed.exercises import TOML
+from tests.grader.factories import REPO
+from tests.sandbox.backends import BACKENDS, backend_sandbox
+from tests.security.test_redteam_judge import SOLUTION, exercise, perf_case, summary
+
+EXERCISES = REPO / "exercises" / "coding"
+
+
+@pytest.fixture(params=["local", "docker-runc"])
+def two_backends(request, requires):
+    return backend_sandbox(request.param, requires)
+
+
+@pytest.fixture(params=BACKENDS)
+def every_backend(request, requires):
+    return backend_sandbox(request.param, requires)
+
+
+def failed(verdict) -> list[str]:
+    return [c.name for c in verdict.checks if not c.passed]
+
+
+# --- 1. the rules ([[rules]]): a banned library reached without importing it --------------------
+#
+# guard.py hides a banned module from sys.modules and refuses an import of it asked for by the
+# student's frames; rules.py refuses a source that names it. Neither looks at objects that
+# already hold the module, nor at imports that the harness's own files make on the student's
+# behalf (the harness folder counts as a library).
+
+SHAPE_INFERENCE = EXERCISES / "shape-inference"
+BROADCAST_AUTOGRAD = EXERCISES / "broadcast-autograd"
+DOUBLE_BACKWARD = EXERCISES / "double-backward"
+CHECKPOINT = EXERCISES / "checkpoint-rematerialise"
+
+NUMPY_MUTANT = (SHAPE_INFERENCE / "mutants" / "numpy_broadcasts_the_shapes.py").read_text()
+assert "\nimport numpy as np\n" in NUMPY_MUTANT
+
+# numpy as the worker's own wire module holds it: a module global, no import event, and the
+# static reading sees `grader.harness.wire.np`, which is no banned name.
+NUMPY_FROM_THE_WIRE = NUMPY_MUTANT.replace(
+    "\nimport numpy as np\n", "\nfrom grader.harness import wire as _w\nnp = _w.np\n")
+
+# numpy found among the live objects: guard.install keeps the hidden module alive (to give it
+# back to libraries), and gc.get_objects() lists every module object.
+NUMPY_FROM_GC = NUMPY_MUTANT.replace("\nimport numpy as np\n", """
+import gc
+
+_NAME = "num" + "py"
+np = next(o for o in gc.get_objects() if type(o).__name__ == "module" and getattr(o, "__name__", None) == _NAME)
+""")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "The student's worker has grader.harness.wire loaded, whose module global `np` is numpy: "
+    "`from grader.harness import wire; np = wire.np` imports nothing banned (the audit hook sees "
+    "no import of numpy, which is already loaded) and the static reading follows the alias to "
+    "`grader.harness.wire.np`, no banned name. shape-inference's numpy mutant, refused as "
+    "WRONG_ANSWER when it imports numpy, scores 1.0. Every harness module the worker loads "
+    "re-exports what it imported (wire.np, wire.math, guard's and worker's modules); the class: "
+    "a banned module reachable through any object the student's process already holds."))
+def test_a_banned_module_is_not_reachable_through_the_harness_modules(two_backends):
+    verdict = grade(load_exercise(SHAPE_INFERENCE), NUMPY_FROM_THE_WIRE, two_backends)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "guard.install pops a banned module from sys.modules but keeps the module object alive (in "
+    "`hidden`, to restore it to libraries), and gc.get_objects() returns every module object: the "
+    "student picks the one whose __name__ is 'numpy' (the name built at run time, so the static "
+    "reading sees no banned string). No import happens, so the audit hook has nothing to refuse. "
+    "Works for any module the zygote preloaded or a library imported before install()."))
+def test_a_banned_module_is_not_found_among_the_live_objects(two_backends):
+    verdict = grade(load_exercise(SHAPE_INFERENCE), NUMPY_FROM_GC, two_backends)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+def _torch_through_compile_function() -> str:
+    """test_redteam_judge's torch-backed Tensor for broadcast-autograd, with torch imported by
+    grader.harness.wire.compile_function (which runs `import torch` when the source names it)."""
+    import re
+
+    from tests.security.test_redteam_judge import TORCH_DOES_IT
+
+    source = TORCH_DOES_IT.replace(
+        "import torch\n", "from grader.harness import wire as _w\nT = _w.compile_function('lambda: tor' + 'ch')()\n")
+    return re.sub(r"\btorch\.", "T.", source)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "grader.harness.wire.compile_function runs `import torch` whenever the source it is given "
+    "contains 'torch', and its frame is a file of the harness folder, which guard.py counts as a "
+    "library: the import is let through (and the hidden torch restored to sys.modules). The "
+    "student calls wire.compile_function('lambda: tor' + 'ch')() and gets torch; "
+    "broadcast-autograd's torch-backed Tensor (refused when it imports torch) scores 1.0. The "
+    "class: any harness function reachable from the student's process that imports on its "
+    "behalf; the harness is not a library from the student's point of view."))
+def test_a_banned_module_is_not_imported_by_a_harness_function_for_the_student(two_backends):
+    verdict = grade(load_exercise(BROADCAST_AUTOGRAD), _torch_through_compile_function(), two_backends)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+# double-backward bans torch.autograd.functional and torch.func; the hidden module object is
+# found among the live objects and its hvp does the exercise.
+HVP_FROM_GC = '''
+import gc
+
+import torch
+
+_NAME = ".".join(["torch", "autograd", "func" + "tional"])
+_library = next(o for o in gc.get_objects() if type(o).__name__ == "module" and getattr(o, "__name__", None) == _NAME)
+_hvp = getattr(_library, "h" + "vp")
+
+
+def hvp(f, x, v):
+    return _hvp(f, x.detach(), v)[1]
+
+
+def penalised_loss(loss_fn, w, weight):
+    loss = loss_fn(w)
+    (g,) = torch.autograd.grad(loss, w, create_graph=True)
+    return loss + weight * (g * g).sum()
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "The same hole as the numpy one, on a submodule: torch.autograd.functional was imported by "
+    "torch before install() hid it, so its module object lives on in `hidden` and "
+    "gc.get_objects() hands it to the student; double-backward's torch_functional_hvp mutant, "
+    "refused when it imports the module, scores 1.0 this way."))
+def test_a_banned_submodule_is_not_found_among_the_live_objects(every_backend):
+    verdict = grade(load_exercise(DOUBLE_BACKWARD), HVP_FROM_GC, every_backend)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+# --- 2. a fact measured inside the student's process -----------------------------------------
+
+# checkpoint-rematerialise counts the bytes autograd saves with a probe that runs in the
+# student's process through torch.autograd.graph.saved_tensors_hooks. The student replaces that
+# class: the probe's pack hook never runs, every activation is kept, and the count is 0.
+UNCOUNTED_ACTIVATIONS = '''
+import torch
+import torch.autograd.graph as _graph
+
+_Hooks = _graph.saved_tensors_hooks
+
+
+class _Unseen(_Hooks):
+    def __init__(self, pack_hook, unpack_hook):
+        super().__init__(lambda tensor: tensor, unpack_hook)
+
+
+_graph.saved_tensors_hooks = _Unseen
+
+
+def checkpoint(fn, *args):
+    return fn(*args)  # no checkpoint at all: the saves_every_activation mutant
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "checkpoint-rematerialise's 'keeps only the inputs' (3 points visible, plus the hidden "
+    "random_blocks) is a byte count taken by PROBE in the student's own process with "
+    "torch.autograd.graph.saved_tensors_hooks, which the student's module rebinds at import to a "
+    "subclass that drops the probe's pack hook: the count is 0, and the saves_every_activation "
+    "mutant (PARTIAL 0.5 as written) scores 1.0. The same class as dynamic-shape-recompiles' "
+    "probe (test_redteam_judge), in another exercise; static-while-loop also computes every "
+    "compared value (final state, steps, gradient) through grader.engines in the student's "
+    "process. Closing it: measure memory on the trusted side (peak_memory_bytes of a fresh "
+    "worker around one call), or have the student's code run where it cannot rebind what the "
+    "probe uses (the probe's imports taken before the student's module loads and checked after)."))
+def test_a_byte_count_taken_in_the_students_process_cannot_be_forged(two_backends):
+    verdict = grade(load_exercise(CHECKPOINT), UNCOUNTED_ACTIVATIONS, two_backends)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+# --- 3. comparisons: values the student shapes ------------------------------------------------
+
+COMPARE_CHECKS = """\
+from grader.harness import check, close, equal
+
+@check(points=1)
+def adds_small_numbers(student, reference, rng):
+    close(student.add(0.5, 1), reference.add(0.5, 1))
+
+@check(points=1)
+def counts(student, reference, rng):
+    close(student.count(), reference.count())
+
+@check(points=1)
+def vector(student, reference, rng):
+    close(student.vector(), reference.vector())
+
+@check(points=1)
+def label(student, reference, rng):
+    equal(student.label(), reference.label())
+"""
+COMPARE_SOLUTION = SOLUTION + """
+import numpy as np
+
+def count():
+    return 10**9
+
+def vector():
+    return np.array([1.0, 2.0, 3.0])
+
+def label():
+    return "ok"
+"""
+
+
+def comparison_exercise(tmp_path):
+    return exercise(tmp_path, checks=COMPARE_CHECKS, solution=COMPARE_SOLUTION, toml=TOML)
+
+
+# Wrong values dressed as objects that claim equality to anything.
+EQUALS_EVERYTHING = SOLUTION + """
+import numpy as np
+
+class _Yes(float):
+    def __eq__(self, other):
+        return True
+    __ne__ = lambda self, other: False
+    __hash__ = float.__hash__
+
+class _YesArray(np.ndarray):
+    def __eq__(self, other):
+        return np.ones(self.shape, dtype=bool)
+    def __ne__(self, other):
+        return np.zeros(self.shape, dtype=bool)
+    def __sub__(self, other):
+        return np.zeros(self.shape)
+    def __array__(self, dtype=None, copy=None):
+        return np.array([1.0, 2.0, 3.0])
+
+class _YesStr(str):
+    def __eq__(self, other):
+        return True
+    __ne__ = lambda self, other: False
+    __hash__ = str.__hash__
+
+def count():
+    return 12345
+
+def vector():
+    return np.array([7.0, 7.0, 7.0]).view(_YesArray)
+
+def label():
+    return _YesStr("wrong")
+"""
+
+
+def test_objects_that_claim_equality_do_not_pass(tmp_path, two_backends):
+    verdict = grade(comparison_exercise(tmp_path), EQUALS_EVERYTHING, two_backends)
+    assert failed(verdict) == ["counts", "vector", "label"], summary(verdict)
+
+
+# NaN where numbers are expected: NaN != NaN tricks, and a NaN that "matches" a number.
+NAN_ANSWERS = SOLUTION + """
+import numpy as np
+
+def count():
+    return float("nan")
+
+def vector():
+    return np.array([float("nan")] * 3)
+
+def label():
+    return "ok"
+"""
+
+
+def test_nan_answers_do_not_pass(tmp_path, two_backends):
+    verdict = grade(comparison_exercise(tmp_path), NAN_ANSWERS, two_backends)
+    assert failed(verdict) == ["counts", "vector"], summary(verdict)
+
+
+# Lazy answers: objects whose conversions would compute the right value later, in the judge or
+# in the student's process outside any timed window. They cross as handles, never as values.
+LAZY_ANSWERS = SOLUTION + """
+import numpy as np
+
+class _Later:
+    def __float__(self):
+        return 1e9
+    def __index__(self):
+        return 10**9
+    def __array__(self, dtype=None, copy=None):
+        return np.array([1.0, 2.0, 3.0])
+
+def count():
+    return _Later()
+
+def vector():
+    return _Later()
+
+def label():
+    return "ok"
+"""
+
+
+def test_lazy_answers_cross_as_handles_and_fail(tmp_path, two_backends):
+    verdict = grade(comparison_exercise(tmp_path), LAZY_ANSWERS, two_backends)
+    assert failed(verdict) == ["counts", "vector"], summary(verdict)
+
+
+# A count that is off by 50: right as a float within close()'s default rtol of 1e-7.
+FLOAT_FOR_AN_INTEGER = SOLUTION + """
+import numpy as np
+
+def count():
+    return float(10**9 + 50)
+
+def vector():
+    return np.array([1.0, 2.0, 3.0])
+
+def label():
+    return "ok"
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "api._compare_numbers compares exactly only when both sides are integers; an int expected "
+    "and a float returned go through the float tolerance (atol 1e-7 + rtol 1e-7 x |want|), so a "
+    "count of 10**9 accepts any float within 100 of it (10**9 + 50 passes), and a float is "
+    "accepted where an int is the answer. No shipped exercise compares counts that large with "
+    "close() today (static-while-loop's `steps` are small), so the impact is in the checks API: "
+    "a future exercise comparing sizes, byte counts or indices with close() accepts wrong ones. "
+    "Closing it: when `want` is an integer, require an integer (or an integral float) equal to it."))
+def test_a_wrong_integer_does_not_pass_as_a_close_float(tmp_path, two_backends):
+    verdict = grade(comparison_exercise(tmp_path), FLOAT_FOR_AN_INTEGER, two_backends)
+    assert "counts" in failed(verdict), summary(verdict)
+
+
+# --- 4. the clock: a window that falls back to the wall clock --------------------------------
+
+# 18 ms of CPU per call (4.5x the baseline's 4 ms of wall-clock burn), split between this process and a helper
+# started at import, which burn side by side; a thread born in each window makes the judge
+# drop the CPU count for that window (a task was born) and take its wall time, about 9 ms
+# (2.3x) on a host with an idle second core.
+PARALLEL_WALL = SOLUTION.split("def work")[0] + '''
+import os
+import threading
+
+
+def spend(seconds):  # CPU seconds of this process, not wall seconds: no load can shorten them
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+_ask_r, _ask_w = os.pipe()
+_done_r, _done_w = os.pipe()
+if os.fork() == 0:
+    while os.read(_ask_r, 1):
+        spend(0.009)
+        os.write(_done_w, b"x")
+    os._exit(0)
+
+
+def work(n):
+    os.write(_ask_w, b"x")
+    spend(0.009)
+    threading.Thread(target=int).start()
+    os.read(_done_r, 1)
+    return n * 2
+'''
+
+
+@pytest.mark.xfail(strict=False, reason=(
+    "A window in which a task was born (Stopwatch: ns_last_pid moved) is timed by its wall "
+    "clock instead of its CPU, and on gVisor the wall clock always decides; wall time is not an "
+    "upper bound of the CPU two processes spend side by side, so the student picks, window by "
+    "window, the clock that favours it (one thread started per call is enough). Measured by the "
+    "reviewer on a shared 2-core host: docker-runsc ACCEPTED 2 of 2 (3.06x and 3.11x, interval "
+    "about 2.6-3.8, decided by the median on the second attempt) for 18 ms of CPU per call "
+    "against the baseline's 4 ms; local and docker-runc TOO_SLOW (5.3-5.6x, 21-23 ms of wall per "
+    "call: the two processes never overlapped there). Not strict: whether it works depends on an "
+    "idle core. Closing it: for a window with a birth, count the lent cgroup's CPU (cpu.stat "
+    "usage_usec covers tasks born and ended in the window) instead of its wall time, and on gVisor "
+    "count the sandbox's CPU beside the wall clock and take the larger."))
+def test_a_window_with_a_birth_does_not_time_parallel_work_by_its_wall_clock(tmp_path, every_backend):
+    verdict = grade(exercise(tmp_path), PARALLEL_WALL, every_backend)
+    case = perf_case(verdict)
+    # The student's CPU per call is 18 ms whatever the load; its measured time must not be less.
+    assert case.get("student_median_s") is not None and case["student_median_s"] >= 0.9 * 0.018, case
+    assert verdict.verdict == Kind.TOO_SLOW, (summary(verdict), case)
+
+
+# --- 5. the board: re-rolling the noise by resubmitting the same code --------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(strict=True, reason=(
+    "'The same code submitted again replaces the numbers, faster or slower: the latest, never "
+    "the luckiest of several' - but the student sees each verdict and decides whether to submit "
+    "again, so the latest IS the luckiest: resubmit the same code until a grading comes out "
+    "lucky, then stop (optimal stopping). Here code as fast as the honest student's stops after "
+    "a 0.6x grading (interval 0.48-0.75, plausible noise on a busy worker) and is ranked alone "
+    "in first place, ahead of an equally fast entry. The board's re-measurement of its top "
+    "(after a new best reaches the top, and every six hours) corrects the top rows eventually, "
+    "but not the ranks below LEADERBOARD_VERIFY_TOP, nor the hours in between. Closing it: "
+    "pool every accepted grading of the same code (the median of all their pairs, or the worst "
+    "interval), so that another submission of it can only narrow the interval, not re-draw it."))
+def test_resubmitting_the_same_code_until_a_lucky_grading_does_not_rank_first():
+    from leaderboards.selectors import exercise_board
+    from tests.platform import classroom as make
+
+    ex = make.exercise()
+    code = "def f():\n    return 1\n"
+    honest, roller = make.user("honest", pseudonym="honest"), make.user("roller", pseudonym="roller")
+    make.graded(honest, ex, ratio=1.0, interval=(0.8, 1.25), code=f"# honest\n{code}")
+    for lucky in (1.05, 0.95, 1.0, 0.6):  # the same code each time; stop after the lucky one
+        make.graded(roller, ex, ratio=lucky, interval=(lucky * 0.8, lucky * 1.25), code=code)
+    board = exercise_board(ex, viewer=honest)
+    ranks = {row.user_id: row.rank_label for row in board.rows}
+    assert ranks[roller.id] == ranks[honest.id], ranks  # the same speed: never ranked apart
+
+
+# --- 6. the board: a wide interval listed first --------------------------------------------------
+
+# Code that is slow on most inputs and fast on a few, 0.3x the baseline on 3 inputs in 10 and
+# 2.5x on the rest, in test_redteam_judge's exercise (the baseline burns 4 ms):
+#
+#     def work(n):
+#         burn(0.0012 if n % 10 < 3 else 0.010)
+#         return n * 2
+#
+# was ACCEPTED on docker-runc at 2.4x (interval 0.32-2.9, n=10: the interval of 10 pairs is
+# their whole range), beside the honest solution at 0.98x (0.94-1.01). Its timing depends on
+# the machine, so the board's half is tested below with those numbers planted.
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(strict=True, reason=(
+    "leaderboards.selectors.BOARD_ORDER sorts full scores by ratio_low (the interval's LOW end) "
+    "before the ratio and before when the best came in, and Ranking.rank gives rank 1 to every "
+    "entry whose low end no other entry's high end is below. Code that is slow on most inputs "
+    "and fast on a few has a low end far below its median (the judge's interval of 10 pairs is "
+    "their whole range, and the case passes while the high end is under the limit): measured "
+    "2.4x (0.32-2.9) beside honest code at 0.98x (0.94-1.01). Both are '=1', and the slow one is "
+    "listed first, though it came in later and is 2.4x slower by its median; the README says "
+    "rows of one rank are listed by when their best came in. Closing it: order by the median "
+    "ratio (or the high end) within a rank, and rank by the median against the others' "
+    "intervals, so that width never buys a place."))
+def test_a_wide_interval_does_not_list_slow_code_first():
+    from leaderboards.selectors import exercise_board
+    from tests.platform import classroom as make
+
+    ex = make.exercise()
+    honest, spread = make.user("honest", pseudonym="honest"), make.user("spread", pseudonym="spread")
+    make.graded(honest, ex, ratio=0.98, interval=(0.94, 1.01), code="def f():\n    return 1\n")
+    make.graded(spread, ex, ratio=2.4, interval=(0.32, 2.9), code="def f():\n    return 2\n")
+    board = exercise_board(ex, viewer=honest)
+    assert board.rows[0].user_id == honest.id, [(row.user_id, row.rank_label, row.ratio) for row in board.rows]
+
+
+# --- 7. making the baseline slower: memory pressure in the shared sandbox -------------------------
+
+# The baseline touches 32 MB per call. The student does 10x that, and at import leaves four
+# children holding 230 MB each (frozen with it, never freed), so that the sandbox's memory is
+# nearly full whenever the baseline allocates: reclaim and refaults would land in the
+# baseline's window. Measured on docker-runc: the baseline's median stayed at 5.5-5.8 ms with
+# and without the hoard (no slowdown); 3.5x the work alone measured 3.06x.
+ALLOCATING_SOLUTION = """
+import numpy as np
+
+def add(a, b):
+    return a + b
+
+def work(n):
+    block = np.ones(4 * 2**20)
+    return n * 2 + 0 * int(block.sum())
+"""
+HOARDER = """
+import os
+import time
+
+for _ in range(4):
+    if os.fork() == 0:
+        try:
+            hoard = bytearray(230 * 2**20)
+            for i in range(0, len(hoard), 4096):
+                hoard[i] = 1
+        except MemoryError:
+            pass
+        while True:
+            time.sleep(1000)
+""" + ALLOCATING_SOLUTION.replace(
+    "    block = np.ones(4 * 2**20)\n", "    for _ in range(10):\n        block = np.ones(4 * 2**20)\n")
+
+
+def test_holding_the_sandboxs_memory_does_not_slow_the_baseline_enough(tmp_path, two_backends):
+    verdict = grade(exercise(tmp_path, solution=ALLOCATING_SOLUTION), HOARDER, two_backends)
+    assert verdict.verdict == Kind.TOO_SLOW, (summary(verdict), perf_case(verdict))
