@@ -18,6 +18,7 @@ from __future__ import annotations
 import cmath
 import contextlib
 import dataclasses
+import math
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
@@ -326,8 +327,12 @@ def _compare(got: Any, want: Any, rtol: float | None, atol: float | None, what: 
 def _compare_numbers(got: Any, want: Any, rtol: float | None, atol: float | None, what: Localized) -> None:
     if isinstance(got, bool | np.bool_) or not isinstance(got, int | float | np.number):
         _fail("compare.not_a_number", what=what, expected=_item(want), got=_describe(got))
-    if isinstance(want, int | np.integer) and isinstance(got, int | np.integer):
-        if int(got) != int(want):
+    if isinstance(want, int | np.integer) and (
+        isinstance(got, int | np.integer) or (rtol is None and atol is None and not np.iscomplexobj(got))
+    ):
+        # An integer answer is exact: a float passes only when it is that integer, since the
+        # float tolerance grows with the number (10**9 + 50 would pass), unless the check set one.
+        if not (math.isfinite(float(got)) and float(got).is_integer() and int(got) == int(want)):
             _fail("compare.expected_got", what=what, expected=str(want), got=str(got))
         return
     g, w = complex(got), complex(want)

@@ -335,14 +335,7 @@ def label():
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "api._compare_numbers compares exactly only when both sides are integers; an int expected "
-    "and a float returned go through the float tolerance (atol 1e-7 + rtol 1e-7 x |want|), so a "
-    "count of 10**9 accepts any float within 100 of it (10**9 + 50 passes), and a float is "
-    "accepted where an int is the answer. No shipped exercise compares counts that large with "
-    "close() today (static-while-loop's `steps` are small), so the impact is in the checks API: "
-    "a future exercise comparing sizes, byte counts or indices with close() accepts wrong ones. "
-    "Closing it: when `want` is an integer, require an integer (or an integral float) equal to it."))
+# Closed: an integer answer is compared exactly (grader/harness/api.py _compare_numbers).
 def test_a_wrong_integer_does_not_pass_as_a_close_float(tmp_path, two_backends):
     verdict = grade(comparison_exercise(tmp_path), FLOAT_FOR_AN_INTEGER, two_backends)
     assert "counts" in failed(verdict), summary(verdict)

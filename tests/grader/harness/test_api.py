@@ -24,6 +24,14 @@ def test_close_accepts_float_noise_within_the_dtype_tolerance():
     close(np.float32([1, 2]) + np.float32(1e-7), np.float32([1, 2]))
 
 
+def test_an_integer_answer_is_exact_unless_the_check_gives_a_tolerance():
+    close(10.0, 10)  # an integral float is that integer
+    assert message_of(close, 10**9 + 50.0, 10**9) == "result: expected 1000000000, got 1000000050.0"
+    assert "expected 3" in message_of(close, 3.5, 3)
+    assert "expected 3" in message_of(close, float("nan"), 3)
+    close(3.5, 3, atol=1.0)  # a tolerance the check asks for is the check's to give
+
+
 def test_close_names_the_key_that_differs():
     assert message_of(close, {"z": 8, "pred": 0}, {"z": 8, "pred": 1}) == "result['pred']: expected 1, got 0"
     assert message_of(close, {"z": 8}, {"z": 8, "pred": 1}) == "result is missing key 'pred'"
