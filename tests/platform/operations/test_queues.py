@@ -29,7 +29,7 @@ def test_gpu_work_waits_for_a_gpu_worker_and_the_page_says_why(grading_site, stu
     assert NO_GPU in page and 'data-status="queued"' in page
 
     site.worker("gpu", queues="gpu")
-    wait_for(lambda: f"submission={gpu.id} grading (attempt 1)" in (site.tmp / "gpu.log").read_text(), 60,
+    wait_for(lambda: f"submission {gpu.id}: attempt 1" in (site.tmp / "gpu.log").read_text(), 60,
              "the GPU worker to take it")
     assert f"submission={gpu.id} " not in (site.tmp / "cpu-only.log").read_text()
     cache.delete("grading-workers-online")
