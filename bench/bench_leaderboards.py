@@ -53,7 +53,7 @@ def main() -> None:
     from grading.dispatch import SUBMISSION_JOB
     from grading.jobs import Job, job_store
     from grading.models import Submission
-    from grading.worker import submission_verdict
+    from grading.work import submission_verdict
     from leaderboards.board_cache import ranking_key
 
     if connection.vendor != "postgresql":

@@ -94,7 +94,7 @@ def submission_create(
         with submission_logging(submission.id):
             log.info("submission stored for %s", exercise.slug)
         # One grading per student in the broker (fair queues): a later one is sent when the
-        # one before it is stored (grading.worker), or by the sweep.
+        # one before it is stored (grading.work), or by the sweep.
         if not mine.filter(status__in=IN_LINE, id__lt=submission.id).exists():
             transaction.on_commit(lambda: submission_send(submission))
     return submission

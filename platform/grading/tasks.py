@@ -1,4 +1,4 @@
-"""Celery tasks: thin wrappers around the job path's jobs (grading.worker) and the sweeps; arguments are ids."""
+"""Celery tasks: thin wrappers around the job path's jobs (grading.work) and the sweeps; arguments are ids."""
 from __future__ import annotations
 
 from celery import Task, shared_task
@@ -7,7 +7,7 @@ from grading.dispatch import submissions_sweep
 from grading.jobs import JOB_TASK_OPTIONS, final_attempt
 from grading.logs import submission_logging
 from grading.measure_again import measure_again_sweep
-from grading.worker import submission_grade, upload_validate
+from grading.work import submission_grade, upload_validate
 
 
 @shared_task(**JOB_TASK_OPTIONS)

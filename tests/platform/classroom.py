@@ -14,7 +14,7 @@ from courses.services import course_create
 from grading.dispatch import SUBMISSION_JOB
 from grading.jobs import Job, job_store
 from grading.models import Submission
-from grading.worker import submission_verdict
+from grading.work import submission_verdict
 
 _numbers = itertools.count(1)
 

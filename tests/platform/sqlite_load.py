@@ -22,7 +22,7 @@ def main(role: str, count: int, username: str) -> int:
     from grading.jobs import Claim, Job, job_claim, job_store
     from grading.models import Submission
     from grading.services import submission_create
-    from grading.worker import submission_verdict
+    from grading.work import submission_verdict
     from workbench.services import draft_save
 
     exercise = Exercise.objects.get(slug="tiny-answer")

@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from catalog.models import Exercise, ExerciseUpload
-from grading.worker import upload_validate
+from grading.work import upload_validate
 from testbed.exercises import TOML, make_exercise
 from tests.grader.factories import grading_sandbox
 

@@ -17,7 +17,7 @@ from grading.dispatch import SUBMISSION_JOB, UPLOAD_JOB, submissions_sweep
 from grading.jobs import Claim, job_claim
 from grading.leases import heartbeat
 from grading.models import Submission
-from grading.worker import submission_grade
+from grading.work import submission_grade
 from testbed.processes import wait_for
 from workbench.models import PracticeRun
 from workbench.practice import PRACTICE_JOB, practice_runs_sweep

@@ -20,7 +20,7 @@ from grading.models import Submission
 from grading.services import submission_requeue
 from grading.signals import submission_graded
 from grading.tasks import sweep_submissions
-from grading.worker import submission_grade
+from grading.work import submission_grade
 from leaderboards.models import Entry
 from tests.platform.conftest import VERDICTS
 
@@ -54,8 +54,8 @@ def judge(monkeypatch, settings):
         attempts.append(attempt)
         return verdicts.pop(0)
 
-    monkeypatch.setattr("grading.worker.grade", grade)
-    monkeypatch.setattr("grading.worker.grading_sandbox", lambda: None)
+    monkeypatch.setattr("grading.work.grade", grade)
+    monkeypatch.setattr("grading.work.grading_sandbox", lambda: None)
     return attempts, verdicts
 
 

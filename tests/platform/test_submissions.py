@@ -9,7 +9,7 @@ from grading.jobs import Claim, JobRetry, job_claim
 from grading.models import Submission
 from grading.services import submission_create
 from grading.signals import submission_graded
-from grading.worker import submission_grade
+from grading.work import submission_grade
 
 pytestmark = pytest.mark.django_db
 

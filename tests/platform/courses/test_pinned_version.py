@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from courses.models import ItemScore, RegradeJob
 from grading.models import Submission
-from grading.worker import submission_grade
+from grading.work import submission_grade
 from testbed.processes import docker_is_up
 from tests.platform import classroom as make
 

@@ -24,7 +24,7 @@ from grading.jobs import (
 from grading.models import Submission
 from grading.signals import submission_graded
 from grading.tasks import grade_submission, validate_upload
-from grading.worker import submission_grade, upload_validate
+from grading.work import submission_grade, upload_validate
 from leaderboards.models import Verification
 from leaderboards.tasks import verify_top
 from leaderboards.verification import VERIFICATION_JOB

@@ -134,7 +134,7 @@ def test_grading_times_out_of_order_are_refused_at_start_up(settings):
 
 
 def test_the_last_retry_of_an_engine_fault_stores_failed_not_counted(exercise, make_user, settings, client):
-    from grading.worker import submission_grade
+    from grading.work import submission_grade
 
     settings.SANDBOX_BACKEND = "docker"
     settings.SANDBOX_IMAGE = "graphdojo-sandbox:no-such-tag"  # engine down or image missing: both unavailable

@@ -1,4 +1,4 @@
-"""What a worker does with a grading or an upload's validation: what each runs in the sandbox and
+"""The work of a grading and of an upload's validation: what each runs in the sandbox and
 what it stores. Claim, lease, retry and store are the one job path's (grading.jobs)."""
 from __future__ import annotations
 
