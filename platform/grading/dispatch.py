@@ -18,7 +18,7 @@ from typing import Any
 from celery import current_app as app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Model, Q
 from django.utils import timezone
 
 from catalog.models import ExerciseUpload
@@ -66,9 +66,10 @@ def submission_announce(submission_id: int) -> None:
     transaction.on_commit(lambda: user_dispatch(submission.user_id))
 
 
-def _submission_queue(submission_id: int) -> str:
-    return GPU_QUEUE if Submission.objects.filter(id=submission_id, exercise_version__needs_gpu=True).exists() \
-        else CPU_QUEUE
+def version_queue(model: type[Model], row_id: int) -> str:
+    """The queue for a job whose row names an exercise version: the GPU one when it needs a GPU."""
+    needs_gpu = model._default_manager.filter(id=row_id, exercise_version__needs_gpu=True).exists()
+    return GPU_QUEUE if needs_gpu else CPU_QUEUE
 
 
 SUBMISSION_JOB = JobKind(
@@ -86,7 +87,7 @@ SUBMISSION_JOB = JobKind(
     },
     failed=submission_failure,
     max_s=lambda: settings.SUBMISSION_STALE_AFTER_S,
-    queue=_submission_queue,
+    queue=lambda submission_id: version_queue(Submission, submission_id),
     # Its one measure-again is due.
     also_claimable=lambda now: Q(status=Submission.Status.MEASURING, measure_again_at__lte=now),
     finished=submission_announce,

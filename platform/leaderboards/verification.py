@@ -34,7 +34,7 @@ from courses.models import Course, Membership
 from courses.selectors import student_ids
 from grader.contract import Kind
 from grader.host import Remeasured, Sandbox, remeasure
-from grading.dispatch import CPU_QUEUE, GPU_QUEUE
+from grading.dispatch import version_queue
 from grading.exercises import exercise_version_spec
 from grading.jobs import Claim, Job, JobKind, Outcome, PlatformFault, Progress, job_run, job_send, jobs_sweep
 from grading.sandboxes import grading_sandbox
@@ -115,11 +115,6 @@ def verification_request(version_id: int, *, delay_s: float | None = None) -> Ve
     return batch
 
 
-def _verification_queue(batch_id: int) -> str:
-    gpu = Verification.objects.filter(id=batch_id, exercise_version__needs_gpu=True).exists()
-    return GPU_QUEUE if gpu else CPU_QUEUE
-
-
 VERIFICATION_JOB = JobKind(
     name="verification",
     model=Verification,
@@ -137,7 +132,7 @@ VERIFICATION_JOB = JobKind(
     # A batch grades its candidates ROUNDS times, one after the other: capped at that many gradings.
     max_s=lambda: (settings.LEADERBOARD_VERIFY_MAX * settings.LEADERBOARD_VERIFY_ROUNDS + 1)
     * settings.SUBMISSION_STALE_AFTER_S,
-    queue=_verification_queue,
+    queue=lambda batch_id: version_queue(Verification, batch_id),
     superseded=Verification.Status.SUPERSEDED,  # a newer request is waiting already: that one will measure
 )
 
