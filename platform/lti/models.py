@@ -76,3 +76,26 @@ class GradeSync(models.Model):
     class Meta:
         ordering = ["link", "user"]
         constraints = [models.UniqueConstraint(fields=["link", "user"], name="lti_one_grade_sync_per_student")]
+
+
+class RegistrationLink(models.Model):
+    """A one-time link a site administrator makes for an LMS's dynamic registration (LTI Dynamic
+    Registration 1.0): whoever opens it from the LMS registers that LMS here, once, before it expires.
+
+    Only a digest of the link's secret is kept, so a copy of the database registers nothing."""
+
+    name = models.CharField(_("name"), max_length=255)
+    token_digest = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    registration = models.ForeignKey(
+        "lti_tool.LtiRegistration", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
