@@ -2,8 +2,11 @@
 from it: the picker that places items, and the course's grade and roster sync; and the site
 administrators' page of registrations."""
 
+from functools import partial
+
 from django.contrib.auth import login as auth_login
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -60,14 +63,17 @@ def not_ready(request: HttpRequest) -> HttpResponse:
 @login_required
 def course(request: HttpRequest, pk: int) -> HttpResponse:
     course, membership = course_for(_signed_in(request), pk, staff=True)
-    links = LinkedCourse.objects.filter(course=course).select_related("context")
+    links = LinkedCourse.objects.filter(course=course).select_related("context__deployment__registration")
+    rosters = [(link, services.roster_of(link)) for link in links]
     syncs = (
         GradeSync.objects.filter(link__item__assignment__course=course)
         .select_related("user", "link__item__exercise_version", "link__item__bank", "link__item__interview")
         .order_by("link__item_id", "user__username")
     )
     return render(
-        request, "lti/course.html", {"course": course, "membership": membership, "links": links, "syncs": syncs}
+        request, "lti/course.html",
+        {"course": course, "membership": membership, "rosters": rosters, "syncs": syncs,
+         "syncing": any(link.roster_syncing for link in links)},
     )
 
 
@@ -75,8 +81,8 @@ def course(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def roster(request: HttpRequest, pk: int) -> HttpResponse:
     course, _membership = course_for(_signed_in(request), pk, instructor=True)
-    for link in LinkedCourse.objects.filter(course=course):
-        sync_roster.delay(link.pk)
+    for link_id in services.roster_sync_request(course):
+        transaction.on_commit(partial(sync_roster.delay, link_id))
     return redirect("lti:course", pk=course.pk)
 
 
