@@ -142,6 +142,18 @@ def test_a_bad_registration_changes_nothing_and_says_why(lms, admin_client, case
     assert not lms.tool_registrations
 
 
+def test_an_lms_registered_already_is_not_registered_twice(lms, admin_client):
+    assert Client().get(lms.registration_start_url(link_made(admin_client))).status_code == 200
+    second = link_made(admin_client, "Campus LMS again")
+    before = database_snapshot()
+
+    response = Client().get(lms.registration_start_url(second))
+
+    assert response.status_code == 400
+    assert "already registered here with the same client id" in response.content.decode()
+    assert database_snapshot() == before
+
+
 def test_after_a_refusal_the_same_link_still_registers(lms, admin_client):
     path = link_made(admin_client)
     lms.configured_issuer = "https://lms.test.example"
