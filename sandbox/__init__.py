@@ -24,7 +24,7 @@ from sandbox.config import (
     SandboxConfigError,
     sandbox_config,
 )
-from sandbox.runtime.names import OUTPUT_DIR
+from sandbox.framing import OUTPUT_DIR
 
 __all__ = [
     "DEFAULT_IMAGE",

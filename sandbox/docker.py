@@ -41,8 +41,7 @@ from sandbox.protocol import (
     outcome_from_report,
     report_budget,
 )
-from sandbox.runtime.framing import READY, JobLimits, ProtocolError
-from sandbox.runtime.names import WORKDIR
+from sandbox.framing import READY, WORKDIR, JobLimits, ProtocolError
 
 if TYPE_CHECKING:
     from docker.models.containers import Container

@@ -58,9 +58,8 @@ from sandbox.protocol import (
     outcome_from_report,
     report_budget,
 )
-from sandbox.runtime.framing import READY, JobLimits, ProtocolError
-from sandbox.runtime.names import WORKDIR
-from sandbox.runtime.zygote import filter_program, filter_supported
+from sandbox.framing import READY, WORKDIR, JobLimits, ProtocolError
+from sandbox.zygote import filter_program, filter_supported
 
 UNISOLATED_NOTE = "unisolated development mode: no isolation"
 STARTUP_GRACE_S = 10.0
