@@ -8,7 +8,7 @@ import time
 import uuid
 from pathlib import Path
 
-from sandbox.runtime.names import FREEZER, PIDS, UNIFIED
+from sandbox.framing import FREEZER, PIDS, UNIFIED
 
 CPU_PERIOD_US = 100_000
 

@@ -50,6 +50,7 @@ from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailabl
 from sandbox.cgroups import RunCgroup, remove_stale
 from sandbox.config import LocalConfig
 from sandbox.delegation import Delegation
+from sandbox.framing import READY, WORKDIR, JobLimits, ProtocolError
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
@@ -58,9 +59,7 @@ from sandbox.protocol import (
     outcome_from_report,
     report_budget,
 )
-from sandbox.runtime.framing import READY, JobLimits, ProtocolError
-from sandbox.runtime.names import WORKDIR
-from sandbox.runtime.zygote import filter_program, filter_supported
+from sandbox.zygote import filter_program, filter_supported
 
 UNISOLATED_NOTE = "unisolated development mode: no isolation"
 STARTUP_GRACE_S = 10.0

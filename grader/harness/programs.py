@@ -30,9 +30,8 @@ from grader.harness import wire
 from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
 from grader.harness.messages import Message
 from grader.harness.worker import HEAVY_MODULES
-from sandbox.runtime.lent_cgroup import LentCgroup
-from sandbox.runtime.names import CHILD_UID_ENV, TRUSTED_UID_ENV
-from sandbox.runtime.zygote import Exit, Zygote, lent_uid
+from sandbox.framing import CHILD_UID_ENV, TRUSTED_UID_ENV
+from sandbox.zygote import Exit, LentCgroup, Zygote, lent_uid
 
 FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
 FALLBACK_TRUSTED_UID = 65533  # ...and a uid that is not the student's, for the reference
@@ -283,7 +282,7 @@ class Process:
 class Family:
     """The student's processes: the worker and everything it started, frozen, thawed and killed as one.
 
-    With the cgroup the sandbox lent (sandbox/runtime/lent_cgroup.py), every process the
+    With the cgroup the sandbox lent (sandbox/zygote.py ``LentCgroup``), every process the
     worker starts is in it, and freezing is one write that the kernel applies to all of them
     at once: no fork can slip through. Without one (gVisor, whose cgroupfs has no freezer),
     the processes are found in /proc by their real uid, the one the sandbox lent for the
