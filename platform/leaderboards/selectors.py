@@ -26,8 +26,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.contrib.postgres.aggregates import ArrayAgg
+from django.contrib.postgres.fields import ArrayField
 from django.db import connection
-from django.db.models import CharField, Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models import (
+    CharField,
+    Count,
+    F,
+    FloatField,
+    Func,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
 from django.db.models.functions import MD5, Cast, Coalesce, Concat
 from django.utils.crypto import salted_hmac
 
@@ -231,12 +245,18 @@ def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch:
     )
 
 
+# One array per entry, so that a ratio and its high end stay together through the aggregate.
+RATIO_AND_HIGH = Func(
+    F("ratio"), F("ratio_high"), template="ARRAY[%(expressions)s]", output_field=ArrayField(FloatField())
+)
+
+
 def _ranking(entries: QuerySet[Entry]) -> Ranking:
     """The score histogram and the ratios and high ends of the full scores.
 
-    On PostgreSQL one scan of the board's index returns both, the ratios and ends as two
-    arrays per score in one order (so that they pair up): a board of 20 000 entries costs
-    one query and no per-row model objects.
+    On PostgreSQL one scan of the board's index alone returns both (COUNT(*) and the pairs
+    read nothing the index does not hold), the (ratio, high end) pairs as one array per score,
+    sorted here: a board of 20 000 entries costs one query and no per-row model objects.
     """
     timed = Q(score__gte=FULL_SCORE, ratio__isnull=False, ratio_high__isnull=False)
     if connection.vendor != "postgresql":
@@ -247,17 +267,16 @@ def _ranking(entries: QuerySet[Entry]) -> Ranking:
         entries.order_by()
         .values("score")
         .annotate(
-            n=Count("id"),
-            # Both in the order of the pair itself: equal keys are equal pairs, so they pair up.
-            ratios=ArrayAgg("ratio", filter=timed, order_by=("ratio", "ratio_high")),
-            highs=ArrayAgg("ratio_high", filter=timed, order_by=("ratio", "ratio_high")),
+            n=Count("*"),
+            pairs=ArrayAgg(RATIO_AND_HIGH, filter=timed),
         )
-        .values_list("score", "n", "ratios", "highs")
+        .values_list("score", "n", "pairs")
     )
-    histogram, timed_pairs = {}, []
-    for score, n, group_ratios, group_highs in groups:
+    histogram: dict[float, int] = {}
+    timed_pairs: list[tuple[float, float]] = []
+    for score, n, pairs in groups:
         histogram[score] = n
-        timed_pairs += zip(group_ratios or [], group_highs or [], strict=True)
+        timed_pairs += ((ratio, high) for ratio, high in pairs or [])
     return Ranking(histogram, timed_pairs)
 
 

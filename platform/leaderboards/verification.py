@@ -7,7 +7,7 @@ claims it with a conditional UPDATE (a redelivered task finds it taken and retur
 the top entries' code again, interleaved over LEADERBOARD_VERIFY_ROUNDS rounds on one
 sandbox and one seed (grader.host.remeasure), alternating the first round's direction from
 one batch to the next, and stores the new ratios and intervals in one transaction. The board
-then ranks them with the usual rule: overlapping intervals share a rank.
+then ranks them with the usual rule (leaderboards.selectors): entries no one separates share a rank.
 
 No submission is stored and the student's attempts do not change. Each grading here is a
 grading like any other (correctness included): an entry whose code is not accepted this time
