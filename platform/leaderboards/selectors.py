@@ -26,14 +26,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.contrib.postgres.aggregates import ArrayAgg
-from django.contrib.postgres.fields import ArrayField
 from django.db import connection
 from django.db.models import (
     CharField,
     Count,
+    ExpressionWrapper,
     F,
     FloatField,
-    Func,
     Max,
     OuterRef,
     Q,
@@ -42,7 +41,7 @@ from django.db.models import (
     Sum,
     Value,
 )
-from django.db.models.functions import MD5, Cast, Coalesce, Concat
+from django.db.models.functions import MD5, Cast, Coalesce, Concat, Greatest
 from django.utils.crypto import salted_hmac
 
 from accounts.models import User
@@ -146,31 +145,38 @@ class Board:
 def reach(ratio: float, high: float) -> float:
     """The ratio beyond which an entry with this ratio and high end is clearly ahead: its
     interval's upper half added once more (in log terms), as if the other entry's interval
-    were as wide as this one's and the two did not overlap."""
+    were as wide as this one's and the two did not overlap. REACH_SQL is the same arithmetic."""
     top = max(high, ratio)  # never short of its own ratio, or an entry would be ahead of itself
     return top * (top / ratio) if ratio > 0 else top
 
 
-class Ranking:
-    """Ranks from a score histogram and the ratios and high ends of the full scores."""
+# reach() in SQL (IEEE doubles both: the same numbers), so that the ranking's query returns
+# plain arrays of numbers; ratio > 0 is in the query's filter (overall_ratio stores no other).
+_TOP = Greatest(F("ratio_high"), F("ratio"))
+REACH_SQL = ExpressionWrapper(_TOP * (_TOP / F("ratio")), output_field=FloatField())
 
-    def __init__(self, histogram: dict[float, int], timed: list[tuple[float, float]]):
+
+class Ranking:
+    """Ranks from a score histogram and the ratios and reaches of the full scores."""
+
+    def __init__(self, histogram: dict[float, int], ratios: list[float], reaches: list[float]):
         self.histogram = histogram
         self.scores = sorted(histogram, reverse=True)
-        self.ratios = sorted(ratio for ratio, _ in timed)
-        self.reaches = sorted(reach(ratio, high) for ratio, high in timed)
+        self.ratios, self.reaches = sorted(ratios), sorted(reaches)
         self.total = sum(histogram.values())
+
+    @classmethod
+    def of(cls, histogram: dict[float, int], timed: list[tuple[float, float]]) -> Ranking:
+        """From the (ratio, high end) of every timed full score."""
+        return cls(histogram, [ratio for ratio, _ in timed], [reach(ratio, high) for ratio, high in timed])
 
     def with_entry(self, score: float, ratio: float | None, high: float | None) -> Ranking:
         """This ranking with one more entry (a student who hides, on their own board)."""
         histogram = dict(self.histogram)
         histogram[score] = histogram.get(score, 0) + 1
-        ranking = Ranking(histogram, [])
-        ranking.ratios, ranking.reaches = list(self.ratios), list(self.reaches)
         if score >= FULL_SCORE and ratio is not None and high is not None:
-            bisect.insort(ranking.ratios, ratio)
-            bisect.insort(ranking.reaches, reach(ratio, high))
-        return ranking
+            return Ranking(histogram, [*self.ratios, ratio], [*self.reaches, reach(ratio, high)])
+        return Ranking(histogram, self.ratios, self.reaches)
 
     def higher(self, score: float) -> int:
         return sum(n for s, n in self.histogram.items() if s > score)
@@ -245,39 +251,37 @@ def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch:
     )
 
 
-# One array per entry, so that a ratio and its high end stay together through the aggregate.
-RATIO_AND_HIGH = Func(
-    F("ratio"), F("ratio_high"), template="ARRAY[%(expressions)s]", output_field=ArrayField(FloatField())
-)
-
-
 def _ranking(entries: QuerySet[Entry]) -> Ranking:
     """The score histogram and the ratios and high ends of the full scores.
 
-    On PostgreSQL one scan of the board's index alone returns both (COUNT(*) and the pairs
-    read nothing the index does not hold), the (ratio, high end) pairs as one array per score,
-    sorted here: a board of 20 000 entries costs one query and no per-row model objects.
+    On PostgreSQL one scan of the board's index alone returns both (COUNT(*), the ratios and
+    the reaches read nothing the index does not hold), the ratios and reaches as two arrays
+    per score, sorted here (cheaper than two ordered aggregates): a board of 20 000 entries
+    costs one query and no per-row model objects.
     """
-    timed = Q(score__gte=FULL_SCORE, ratio__isnull=False, ratio_high__isnull=False)
+    timed = Q(score__gte=FULL_SCORE, ratio__gt=0, ratio_high__isnull=False)
     if connection.vendor != "postgresql":
         histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
         ends = entries.filter(timed).values_list("ratio", "ratio_high")
-        return Ranking(histogram, [(ratio, high) for ratio, high in ends if ratio is not None and high is not None])
+        return Ranking.of(histogram, [(ratio, high) for ratio, high in ends if ratio is not None and high is not None])
     groups = (
         entries.order_by()
         .values("score")
         .annotate(
             n=Count("*"),
-            pairs=ArrayAgg(RATIO_AND_HIGH, filter=timed),
+            ratios=ArrayAgg("ratio", filter=timed),
+            reaches=ArrayAgg(REACH_SQL, filter=timed),
         )
-        .values_list("score", "n", "pairs")
+        .values_list("score", "n", "ratios", "reaches")
     )
     histogram: dict[float, int] = {}
-    timed_pairs: list[tuple[float, float]] = []
-    for score, n, pairs in groups:
+    ratios: list[float] = []
+    reaches: list[float] = []
+    for score, n, group_ratios, group_reaches in groups:
         histogram[score] = n
-        timed_pairs += ((ratio, high) for ratio, high in pairs or [])
-    return Ranking(histogram, timed_pairs)
+        ratios += group_ratios or []
+        reaches += group_reaches or []
+    return Ranking(histogram, ratios, reaches)
 
 
 def site_ranking(version_id: int, viewer: User) -> Ranking:
@@ -399,7 +403,7 @@ def course_board(course: Course, *, viewer: User, page: int = 1, real_names: boo
     for r in raw:
         histogram[r[1]] = histogram.get(r[1], 0) + 1
     # Points are exact: rank by total alone (no intervals), equal totals share.
-    ranking = Ranking(histogram, [])
+    ranking = Ranking(histogram, [], [])
     pages = max(1, math.ceil(len(raw) / PAGE_SIZE))
     page = min(max(1, page), pages)
     start = (page - 1) * PAGE_SIZE

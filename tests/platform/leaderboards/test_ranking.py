@@ -27,7 +27,7 @@ def ranking_of(entries) -> Ranking:
     histogram = {}
     for score, *_ in entries:
         histogram[score] = histogram.get(score, 0) + 1
-    return Ranking(histogram, [(e[2], e[3]) for e in entries if e[0] >= 1.0])
+    return Ranking.of(histogram, [(e[2], e[3]) for e in entries if e[0] >= 1.0])
 
 
 @settings(max_examples=300, deadline=None)
