@@ -34,10 +34,10 @@ def classroom(transactional_db):
     ]
     for i, s in enumerate(students):
         make.graded(s, ex, score=0.0, verdict="WRONG_ANSWER", checks=failing)
-        make.graded(s, ex, ratio=0.8 + i / 20, checks=[{"name": "gradients_match", "passed": True}])
-    for s in students[3:5]:  # the same code graded three times: the board shows the pool's median
-        for ratio in (0.95, 1.0, 0.9):
-            make.graded(s, ex, ratio=ratio, code=f"# {s.username}'s one code\n")
+        make.graded(s, ex, ratio=0.8 + i / 20, checks=[{"name": "gradients_match", "passed": True}], code=f"# {i}\n")
+    for i, s in enumerate(students[3:5], start=3):  # the same code graded twice more: the board shows a median
+        for ratio in (0.85 + i / 20, 0.75 + i / 20):
+            make.graded(s, ex, ratio=ratio, code=f"# {i}\n")
     job = RegradeJob.objects.create(
         course=course, scope="every submission to graph-ex", created_by=instructor, submission_ids=[]
     )
