@@ -44,7 +44,10 @@ def pooled(measurements: list[list[float]]) -> tuple[float, float, float]:
     the slower of the two middle values counts: a second draw of one code never improves on
     the first by luck alone. The ends are medians too, so the interval is a typical grading's
     interval, not the union (which only widens with every draw) nor the narrowest (as lucky
-    as the luckiest); it holds the ratio, since every grading's interval holds its own."""
+    as the luckiest); it holds the ratio, since every grading's interval holds its own. It
+    does not shrink like 1/sqrt(n) either: gradings hours apart differ by the machine's load,
+    which more gradings of the same code on the same machine do not average away, so a
+    narrower interval would claim a precision the board does not have."""
     middle = len(measurements) // 2
     ratio, low, high = (sorted(m[i] for m in measurements)[middle] for i in range(3))
     return ratio, min(low, ratio), max(high, ratio)
@@ -52,7 +55,7 @@ def pooled(measurements: list[list[float]]) -> tuple[float, float, float]:
 
 def _better(score: float, ratio: float | None, high: float | None, than: Entry) -> bool:
     """A higher score, or at a full score a grading clearly faster than the entry's: its
-    interval ends below the entry's, as the board orders people. A grading within the noise
+    interval ends below the entry's (stricter than the board's rule). A grading within the noise
     of the entry's does not move it, so resubmitting the same code with a comment changed
     cannot keep the luckiest measurement (the red team's re-roll after issue 22)."""
     if score != than.score:
