@@ -261,9 +261,9 @@ def _ranking(entries: QuerySet[Entry]) -> Ranking:
     """
     timed = Q(score__gte=FULL_SCORE, ratio__gt=0, ratio_high__isnull=False)
     if connection.vendor != "postgresql":
-        histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
+        counts = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
         ends = entries.filter(timed).values_list("ratio", "ratio_high")
-        return Ranking.of(histogram, [(ratio, high) for ratio, high in ends if ratio is not None and high is not None])
+        return Ranking.of(counts, [(ratio, high) for ratio, high in ends if ratio is not None and high is not None])
     groups = (
         entries.order_by()
         .values("score")

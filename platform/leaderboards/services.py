@@ -79,7 +79,7 @@ def entry_record(submission: Submission) -> None:
     perf = overall_ratio(submission.result) if score >= FULL_SCORE else None
     ratio, low, high = perf or (None, None, None)
     digest = code_digest(submission.code)
-    pool = [list(perf)] if perf else []
+    pool: list[list[float]] = [list(perf)] if perf else []
     fields = dict(
         exercise_version_id=version.id,
         submission_id=submission.id,
@@ -113,15 +113,17 @@ def entry_record(submission: Submission) -> None:
     elif entry.withdrawn_at is not None:
         replace = True  # its code has no honest measurement any more
     elif entry.code_digest == digest:
-        replace = True  # the same code again: its latest measurement, not its luckiest
+        replace = True  # the same code again: one more draw for its pool
     else:
         replace = _better(score, ratio, high, entry)
     if replace:
         if entry.code_digest == digest and previous == version.id and entry.submission_id != submission.id:
-            # The same code again: one more draw for its pool.
-            fields["pool"] = [*entry.pool, *pool][-POOL_SIZE:]
-            if perf and fields["pool"]:
-                fields["ratio"], fields["ratio_low"], fields["ratio_high"] = pooled(fields["pool"])
+            # The same code again: its pool grows (a partial score keeps it for the next full one).
+            # A regrade of the entry's own submission starts afresh: that grading replaces itself.
+            pool = [*entry.pool, *pool][-POOL_SIZE:]
+            fields["pool"] = pool
+            if perf:
+                fields["ratio"], fields["ratio_low"], fields["ratio_high"] = pooled(pool)
         for name, value in fields.items():
             setattr(entry, name, value)
         entry.save()
