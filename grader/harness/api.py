@@ -135,6 +135,18 @@ def gradients(function: Any, *args: Any) -> list[Any]:
     return list(value)
 
 
+def memory_held(program: Any, function: Fn, *args: Any) -> tuple[int, Any]:
+    """Run ``function(*args)`` in a fresh worker of ``program`` and measure, from the judge, the
+    memory its processes hold once the call has returned (``Program.held_memory_bytes``):
+    what the program keeps for later, counted where its code cannot reach. Returns (bytes,
+    what the function returned); return a handle to keep what it made alive for a later
+    ``run_in``. Everything the program's earlier calls made is gone: handles from before die.
+    """
+    program._program.restart()
+    returned = run_in(program, function, *args)
+    return int(program._program.held_memory_bytes()), returned
+
+
 def peak_memory_bytes(program: Any) -> int:
     """The program's peak resident memory so far, measured by the judge."""
     return int(program._program.peak_memory_bytes())

@@ -427,6 +427,37 @@ def _real_uid(pid: int) -> int | None:
     return None
 
 
+def _private_resident_bytes(pid: int) -> int:
+    """The anonymous and shared-memory pages of ``pid`` that are resident: what it holds. Pages
+    of mapped files (torch's libraries) are left out: under the sandbox's memory limit the
+    kernel evicts and reads them again at will. Where /proc shows no split (gVisor), VmRSS."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            fields = dict(line.split(":", 1) for line in status if ":" in line)
+    except OSError:
+        return 0
+    try:
+        if "RssAnon" in fields:
+            return sum(int(fields[name].split()[0]) * 1024 for name in ("RssAnon", "RssShmem") if name in fields)
+        return int(fields["VmRSS"].split()[0]) * 1024 if "VmRSS" in fields else 0
+    except (ValueError, IndexError):
+        return 0
+
+
+def _sandbox_charged_bytes() -> int | None:
+    """What the sandbox's own memory cgroup holds now (Docker shows it at /sys/fs/cgroup), or
+    None: outside a sandbox that cgroup is the host's, where other work moves it."""
+    if not privileged():
+        return None
+    for usage in ("/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory/memory.usage_in_bytes"):
+        try:
+            with open(usage) as file:
+                return int(file.read())
+        except (OSError, ValueError):
+            continue
+    return None
+
+
 def _open_output(target: Path | Capture) -> int:
     if isinstance(target, Capture):
         return target.write_fd
@@ -461,6 +492,7 @@ class Program:
         self._watched: float | None = None
         self.check_mutation = side == "student"
         self.rules: list[contract.Rule] = []  # the exercise's rules, which the student's worker enforces
+        self._memory_at_start: tuple[int, int, int | None] = (0, 0, None)  # see held_memory_bytes
 
     # -- lifecycle --
 
@@ -475,6 +507,7 @@ class Program:
             reason = errno.errorcode.get(error.errno or 0, "OSError")
             raise ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.cannot_start", reason=reason)) from None
         self.loaded = False
+        self._memory_at_start = self._memory_now()  # before the program's module runs a line
         source = self.process.program.read_bytes()  # read here, as root: the worker cannot read the bundle
         load = {"op": "load", "filename": f"{self.module_name}.py", "module": self.module_name, "rules": self.rules}
         reply, _, elapsed = self._exchange(load, [source], timeout)
@@ -562,6 +595,45 @@ class Program:
             reply, _, _ = self._exchange({"op": "release", "handles": handles}, [], 60.0)
             if not reply["ok"]:
                 raise self._error(reply)
+
+    def restart(self) -> None:
+        """A fresh worker: nothing an earlier call made, allocated or wrote is left in it."""
+        self.stop()
+        self.ensure_started()
+
+    def held_memory_bytes(self) -> int:
+        """The memory the program's processes hold now, read by the judge (DESIGN invariant 5):
+        the larger of two lower bounds, neither of which the program can lower by what it
+        tells about itself or by moving what it keeps from one place to another.
+
+        - the resident memory of every one of its processes (a child holding a copy counts),
+          plus the bytes its processes wrote to the temp folder (its home) since the worker
+          started;
+        - the worker's resident memory when it started plus what the sandbox's memory cgroup
+          charged since, where the sandbox shows one: memory no process maps (a memfd, pipe
+          and socket buffers) is charged there too.
+
+        Absolute, from the worker's start: memory the program set aside before (at import) and
+        gives back while it is measured only adds to the count, never takes from it.
+        """
+        resident, files, charged = self._memory_now()
+        resident_at_start, files_at_start, charged_at_start = self._memory_at_start
+        held = resident + max(0, files - files_at_start)
+        if charged is not None and charged_at_start is not None:
+            held = max(held, resident_at_start + charged - charged_at_start)
+        return held
+
+    def _memory_now(self) -> tuple[int, int, int | None]:
+        """(resident bytes of the program's processes, bytes used in the temp folder, bytes the
+        sandbox's memory cgroup charged or None), each read by the judge."""
+        pids = self.family.pids() if self.family is not None else [self.process.pid]
+        resident = sum(_private_resident_bytes(pid) for pid in pids)
+        try:
+            home_folder = os.statvfs(os.path.dirname(self.process.home))
+            files = (home_folder.f_blocks - home_folder.f_bfree) * home_folder.f_frsize
+        except (AttributeError, OSError):
+            files = 0
+        return resident, files, _sandbox_charged_bytes()
 
     def peak_memory_bytes(self) -> int:
         """The worker's peak resident memory so far, read by the judge from /proc (unforgeable)."""
