@@ -42,7 +42,7 @@ from sandbox.protocol import (
     report_budget,
 )
 from sandbox.runtime.framing import READY, JobLimits, ProtocolError
-from sandbox.runtime.names import WORKDIR
+from sandbox.runtime.names import MEMINFO, MEMORY_USAGE_ENV, WORKDIR
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
@@ -263,6 +263,8 @@ class DockerSandbox(Sandbox):
 
         def job_for(attached: _Attached) -> bytes:
             env = {**options.env, **attached.delegation.env()}
+            if self.runtime == "runsc":  # gVisor's /proc/meminfo counts this sandbox alone
+                env[MEMORY_USAGE_ENV] = MEMINFO
             return encode_job(files, argv, limits, env, WORKDIR, extra, trusted=options.trusted, secret=options.secret)
 
         warm = self.pool.take(limits, options) if self.pool is not None else None

@@ -31,7 +31,7 @@ from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
 from grader.harness.messages import Message
 from grader.harness.worker import HEAVY_MODULES
 from sandbox.runtime.lent_cgroup import LentCgroup
-from sandbox.runtime.names import CHILD_UID_ENV, TRUSTED_UID_ENV
+from sandbox.runtime.names import CHILD_UID_ENV, MEMINFO, MEMORY_USAGE_ENV, TRUSTED_UID_ENV
 from sandbox.runtime.zygote import Exit, Zygote, lent_uid
 
 FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
@@ -445,11 +445,20 @@ def _private_resident_bytes(pid: int) -> int:
 
 
 def _sandbox_charged_bytes() -> int | None:
-    """What the sandbox's own memory cgroup holds now (Docker shows it at /sys/fs/cgroup), or
-    None: outside a sandbox that cgroup is the host's, where other work moves it."""
+    """The bytes of memory the whole sandbox holds now, where the sandbox shows them (its memory
+    cgroup, or gVisor's own /proc/meminfo; sandbox/runtime/names.py), else None. Outside a
+    sandbox they are the host's, which other work moves: None."""
     if not privileged():
         return None
-    for usage in ("/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory/memory.usage_in_bytes"):
+    where = os.environ.get(MEMORY_USAGE_ENV, "")
+    try:
+        if where == MEMINFO:
+            with open("/proc/meminfo") as file:
+                fields = {name: value.split() for name, _, value in (line.partition(":") for line in file)}
+            return (int(fields["MemTotal"][0]) - int(fields["MemFree"][0])) * 1024
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    for usage in ([where] if where else ["/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory/memory.usage_in_bytes"]):
         try:
             with open(usage) as file:
                 return int(file.read())

@@ -1,10 +1,15 @@
-"""Attacks on a memory measure (DESIGN invariant 5), on docker-runc, docker-runsc and local.
+"""Attacks on facts the judge measures on the trusted side (DESIGN invariant 5), on
+docker-runc, docker-runsc and local.
 
-checkpoint-rematerialise judges what a checkpoint keeps for backward by the memory a fresh
+Memory: checkpoint-rematerialise judges what a checkpoint keeps for backward by the memory a fresh
 worker holds after a chain of blocks, read by the judge from /proc, the temp folder and, where
 the sandbox shows one, its memory cgroup (grader.harness.memory_held). Each attack below keeps
 every activation, as the saves_every_activation mutant does, and tries to hide it from that
 reading; each must stay short of ACCEPTED, and fail the memory checks in particular.
+
+A static-engine graph: static-while-loop's graph is built in the student's process and sent as
+data; the trusted side rebuilds and runs it (grader.harness.engine_graphs), so an engine the
+student's module changed at import answers for nothing.
 """
 from __future__ import annotations
 
@@ -17,11 +22,17 @@ from tests.sandbox.backends import BACKENDS, backend_sandbox
 from tests.security.test_redteam_judge import summary
 
 CHECKPOINT = REPO / "exercises" / "coding" / "checkpoint-rematerialise"
+STATIC_WHILE_LOOP = REPO / "exercises" / "coding" / "static-while-loop"
 MEMORY_CHECKS = {"keeps_only_the_inputs", "random_blocks"}
 
 
 @pytest.fixture(params=BACKENDS)
 def every_backend(request, requires):
+    return backend_sandbox(request.param, requires)
+
+
+@pytest.fixture(params=["local", "docker-runc"])
+def two_backends(request, requires):
     return backend_sandbox(request.param, requires)
 
 
@@ -182,3 +193,72 @@ def checkpoint(fn, *args):
                          ids=["ballast", "files", "child", "memfd"])
 def test_kept_activations_are_found_wherever_the_program_hides_them(every_backend, attack):
     assert_caught(grade(load_exercise(CHECKPOINT), attack, every_backend))
+
+
+# --- a static-engine graph run where the student cannot reach ---------------------------------
+
+# The graph holds no loop at all; the compiled program's run is replaced at import by one that
+# answers with Python's own `while` on the values, which the exercise is about not needing. While
+# the checks compiled and ran the graph in the student's process, this scored 1.0.
+PYTHON_WHILE = '''
+import numpy as np
+
+from grader.engines import F, Graph, gradients
+from grader.engines.static.compile import Executable
+
+_asked = {}
+_graph_run = Executable.run
+
+
+def while_loop(cond_fn, body_fn, state, max_iters):
+    _asked.update(cond=cond_fn, body=body_fn, max_iters=max_iters)
+    return state * 1.0, state * 0.0
+
+
+def _one_step(v):
+    graph = Graph()
+    here = graph.placeholder(v.shape, "float64", name="v")
+    after = _asked["body"](here)
+    (slope,) = gradients(F.sum(after), [here])
+    return _graph_run(graph.compile([_asked["cond"](here), after, slope]), {"v": v})
+
+
+def _run_with_python_while(self, feeds=None, **named):
+    if not _asked or set(self.placeholders) != {"x"}:
+        return _graph_run(self, feeds, **named)
+    value = np.array({**(feeds or {}), **named}["x"], dtype=np.float64)
+    steps, grad = np.zeros_like(value), np.ones_like(value)
+    running, _, _ = _one_step(value)
+    while running.any() and steps.max() < _asked["max_iters"]:
+        _, after, slope = _one_step(value)
+        grad = np.where(running, grad * slope, grad)
+        value = np.where(running, after, value)
+        steps = steps + running
+        running = running & _one_step(value)[0] & (steps < _asked["max_iters"])
+    return [value, steps, grad]
+
+
+Executable.run = _run_with_python_while
+'''
+
+
+def test_a_graph_is_run_by_the_trusted_side_not_by_the_engine_the_student_changed(two_backends):
+    verdict = grade(load_exercise(STATIC_WHILE_LOOP), PYTHON_WHILE, two_backends)
+    assert verdict.verdict == Kind.WRONG_ANSWER, summary(verdict)
+    assert not any(c.passed for c in verdict.checks), summary(verdict)
+
+
+# A graph that is not the engine's: an op the registry lacks, and a constant too large to send.
+UNKNOWN_OP = """
+from grader.engines import F
+
+
+def while_loop(cond_fn, body_fn, state, max_iters):
+    state.graph._add("system", (state,), {"command": "id"}, state.shape, state.dtype, None)
+    return state, state * 0.0
+"""
+
+
+def test_a_graph_with_an_op_the_engine_lacks_is_the_students_runtime_error(two_backends):
+    verdict = grade(load_exercise(STATIC_WHILE_LOOP), UNKNOWN_OP, two_backends)
+    assert verdict.verdict == Kind.RUNTIME_ERROR, summary(verdict)
