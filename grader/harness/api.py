@@ -106,8 +106,9 @@ def run_in(program: Any, function: Fn, *args: Any) -> Any:
     (``run_in(student, fn("lambda g: len(g._plan)"), graph)``). Plain data comes back.
 
     Structural facts measured this way come from the student's own process, which can forge
-    them; prefer ``peak_memory_bytes``, outputs, and for "one graph" the captured graph that
-    grader.harness.graphs runs on the trusted side, for anything a verdict hinges on.
+    them; prefer ``memory_held`` or ``peak_memory_bytes``, outputs, and for "one graph" the
+    captured graph that grader.harness.graphs (torch) or grader.harness.engine_graphs (the
+    static engine) runs on the trusted side, for anything a verdict hinges on.
     """
     return program._program.call(None, None, (function, *args), {})
 

@@ -131,8 +131,8 @@ def _checked(answer: Any, placeholders: set[str]) -> tuple[list[dict[str, Any]],
                  "zh-hans": "你的图返回的不是一张图"})
     nodes, outputs = answer["nodes"], answer["outputs"]
     if not isinstance(nodes, list) or not 0 < len(nodes) <= MAX_NODES:
-        _refuse(localize({"en": "a graph is a list of 1 to {limit} nodes", "zh-hans": "图应是 1 到 {limit} 个节点的列表"},
-                         limit=MAX_NODES))
+        _refuse(localize({"en": "a graph is a list of 1 to {limit} nodes",
+                          "zh-hans": "图应是 1 到 {limit} 个节点的列表"}, limit=MAX_NODES))
     named: set[str] = set()
     for position, node in enumerate(nodes):
         if not isinstance(node, dict) or not _valid_node(node, position):

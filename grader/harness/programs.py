@@ -458,7 +458,8 @@ def _sandbox_charged_bytes() -> int | None:
             return (int(fields["MemTotal"][0]) - int(fields["MemFree"][0])) * 1024
     except (OSError, ValueError, KeyError, IndexError):
         return None
-    for usage in ([where] if where else ["/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory/memory.usage_in_bytes"]):
+    docker_shows = ["/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory/memory.usage_in_bytes"]
+    for usage in [where] if where else docker_shows:
         try:
             with open(usage) as file:
                 return int(file.read())
@@ -637,11 +638,13 @@ class Program:
         sandbox's memory cgroup charged or None), each read by the judge."""
         pids = self.family.pids() if self.family is not None else [self.process.pid]
         resident = sum(_private_resident_bytes(pid) for pid in pids)
-        try:
-            home_folder = os.statvfs(os.path.dirname(self.process.home))
-            files = (home_folder.f_blocks - home_folder.f_bfree) * home_folder.f_frsize
-        except (AttributeError, OSError):
-            files = 0
+        files = 0
+        if privileged():  # the sandbox's private /tmp; outside one, the host's moves with other work
+            try:
+                home_folder = os.statvfs(os.path.dirname(self.process.home))
+                files = (home_folder.f_blocks - home_folder.f_bfree) * home_folder.f_frsize
+            except (AttributeError, OSError):
+                pass
         return resident, files, _sandbox_charged_bytes()
 
     def peak_memory_bytes(self) -> int:
