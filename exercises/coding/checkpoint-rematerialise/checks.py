@@ -70,6 +70,8 @@ def keeps_only_inputs(student, reference, rng, depth, batch, width, hidden, what
     run plainly: the student's process may hold at most half of those more than the reference's."""
     x = tensor(rng.normal(size=(batch, width)), "float32")
     weights = [tensor(rng.normal(size=(width, hidden)) / width**0.5, "float32") for _ in range(depth)]
+    compare(student, reference, CHAINED, (x, weights[0]), localize(
+        {"en": "{what}, its first block alone", "zh-hans": "{what}，单看其第一个模块"}, what=what))
     held, chain = memory_held(student, HOLD, fn(CHAINED), x, *weights)
     got = run_in(student, BACKWARD, chain)
     want_held, chain = memory_held(reference, HOLD, fn(CHAINED), x, *weights)
