@@ -38,6 +38,7 @@ FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
 FALLBACK_TRUSTED_UID = 65533  # ...and a uid that is not the student's, for the reference
 FILE_SIZE_LIMIT = 16 * 2**20  # any file the student writes
 FREEZE_TIMEOUT_S = 5.0
+RESTART_PAUSES_S = (0.25, 0.5, 1.0)  # between tries to start a fresh worker (see Program.restart)
 OPERATOR_LOG: list[str] = []  # judge tracebacks: for the operators, never shown to the student
 # Which heavy modules the worker inherited is noted before anything of the harness imports them.
 _BOOT = (f"import sys; inherited = [m for m in {HEAVY_MODULES!r} if m in sys.modules]; "
@@ -609,6 +610,21 @@ class Program:
     def restart(self) -> None:
         """A fresh worker: nothing an earlier call made, allocated or wrote is left in it."""
         self.stop()
+        # Under gVisor a worker forked just after the last one (hundreds of MB) was killed can
+        # fail to start (EPERM reading /dev/urandom while the memory is given back): once the
+        # last one's processes are gone, a few tries, a moment apart. Only a start that failed
+        # is tried again, never a program that started and then failed to load.
+        deadline = _Deadline(FREEZE_TIMEOUT_S)
+        while self.family is not None and self.family.pids() and deadline.left() > 0:
+            time.sleep(0.01)
+        for pause in RESTART_PAUSES_S:
+            try:
+                self.ensure_started()
+                return
+            except ProgramStopped as stopped:
+                if stopped.reason.id != "stop.cannot_start":
+                    raise
+                time.sleep(pause)
         self.ensure_started()
 
     def held_memory_bytes(self) -> int:
