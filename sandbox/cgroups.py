@@ -151,6 +151,11 @@ class RunCgroup:
                 continue
         return ""
 
+    @property
+    def usage_file(self) -> str:
+        """The file holding the bytes of memory the cgroup holds now."""
+        return str(self.dirs[0] / ("memory.usage_in_bytes" if self.version == 1 else "memory.current"))
+
     def peak_bytes(self) -> int:
         text = self._read("memory.max_usage_in_bytes" if self.version == 1 else "memory.peak")
         return int(text) if text.strip().isdigit() else 0

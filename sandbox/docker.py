@@ -33,7 +33,7 @@ from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailabl
 from sandbox.cgroups import remove_stale
 from sandbox.config import DEFAULT_IMAGE, DockerConfig
 from sandbox.delegation import Delegation
-from sandbox.framing import READY, WORKDIR, JobLimits, ProtocolError
+from sandbox.framing import MEMINFO, MEMORY_USAGE_ENV, READY, WORKDIR, JobLimits, ProtocolError
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
@@ -262,6 +262,8 @@ class DockerSandbox(Sandbox):
 
         def job_for(attached: _Attached) -> bytes:
             env = {**options.env, **attached.delegation.env()}
+            if self.runtime == "runsc":  # gVisor's /proc/meminfo counts this sandbox alone
+                env[MEMORY_USAGE_ENV] = MEMINFO
             return encode_job(files, argv, limits, env, WORKDIR, extra, trusted=options.trusted, secret=options.secret)
 
         warm = self.pool.take(limits, options) if self.pool is not None else None

@@ -30,6 +30,12 @@ UNIFIED = "unified"
 CHILD_UID_ENV = "SANDBOX_CHILD_UID"  # the uid every untrusted process runs as, unique on the host
 TRUSTED_UID_ENV = "SANDBOX_TRUSTED_UID"  # a second one, for trusted workers that need no root
 CHILD_CGROUP_ENV = "SANDBOX_CHILD_CGROUP"  # CHILD_CGROUP_DIR, where a cgroup is lent
+# Where the program reads the bytes of memory the whole sandbox holds (files in its tmpfs and
+# memory no process maps included): a file holding the number (its memory cgroup's usage), or
+# MEMINFO where /proc/meminfo is the sandbox's own (gVisor). Unset: /sys/fs/cgroup, if shown.
+MEMORY_USAGE_ENV = "SANDBOX_MEMORY_USAGE"
+MEMORY_USAGE_FILE = "/sandbox-memory/usage"  # where the local backend binds its cgroup's usage
+MEMINFO = "meminfo"
 
 # -- what the bootstrap gives a trusted program (the judge) --
 ZYGOTE_FD_ENV = "SANDBOX_ZYGOTE_FD"  # the judge's end of the zygote's socket

@@ -151,9 +151,13 @@ def test_a_banned_submodule_is_not_found_among_the_live_objects(every_backend):
 
 # --- 2. a fact measured inside the student's process -----------------------------------------
 
-# checkpoint-rematerialise counts the bytes autograd saves with a probe that runs in the
+# checkpoint-rematerialise counted the bytes autograd saves with a probe that ran in the
 # student's process through torch.autograd.graph.saved_tensors_hooks. The student replaces that
-# class: the probe's pack hook never runs, every activation is kept, and the count is 0.
+# class: the probe's pack hook never runs, every activation is kept, and the count was 0 (the
+# saves_every_activation mutant scored 1.0). Closed: the judge reads the memory a fresh worker
+# holds after a chain of blocks (grader.harness.memory_held); tests/security/
+# test_trusted_measures.py keeps the attacks on that measure, and static-while-loop's graph,
+# which was run in the student's process too, is now run by the trusted side.
 UNCOUNTED_ACTIVATIONS = '''
 import torch
 import torch.autograd.graph as _graph
@@ -174,17 +178,6 @@ def checkpoint(fn, *args):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "checkpoint-rematerialise's 'keeps only the inputs' (3 points visible, plus the hidden "
-    "random_blocks) is a byte count taken by PROBE in the student's own process with "
-    "torch.autograd.graph.saved_tensors_hooks, which the student's module rebinds at import to a "
-    "subclass that drops the probe's pack hook: the count is 0, and the saves_every_activation "
-    "mutant (PARTIAL 0.5 as written) scores 1.0. The same class as dynamic-shape-recompiles' "
-    "probe (test_redteam_judge), in another exercise; static-while-loop also computes every "
-    "compared value (final state, steps, gradient) through grader.engines in the student's "
-    "process. Closing it: measure memory on the trusted side (peak_memory_bytes of a fresh "
-    "worker around one call), or have the student's code run where it cannot rebind what the "
-    "probe uses (the probe's imports taken before the student's module loads and checked after)."))
 def test_a_byte_count_taken_in_the_students_process_cannot_be_forged(two_backends):
     verdict = grade(load_exercise(CHECKPOINT), UNCOUNTED_ACTIVATIONS, two_backends)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
