@@ -355,10 +355,11 @@ class Judge:
         side uses meanwhile (what a busy machine cannot inflate), "wall" the seconds of its
         exchanges on the judge's clock; a sandbox that shows no per-task CPU (gVisor), or a
         window in which a task was born or ended where no cgroup counts the CPU of the tasks
-        that ended, falls back to the wall clock, scaled up by the CPU its processes were seen
-        to use beyond it, pooled over the case (tasks working side by side use more than the
-        wall shows; stats.CpuBeyondWall), and the report says which clock decided. Warm-up pairs come first, under the case's own
-        setup allowance; then stats.run measures until a look decides or the budget ends.
+        that ended, falls back to the wall clock, plus the CPU its processes were seen to use
+        beyond it, pooled over the case (tasks working side by side use more than the
+        wall shows; stats.CpuBeyondWall), and the report says which clock decided. Warm-up
+        pairs come first, under the case's own setup allowance; then stats.run measures until
+        a look decides or the budget ends.
         The student runs only inside its own windows: it is frozen before the first and
         after each. Every grading follows this one pattern: a leaderboard's re-measurement
         is a grading like any other, so no code can tell the two apart.
@@ -377,7 +378,7 @@ class Judge:
         use_cpu = clock == "cpu" and in_programs and cpu_clock_available()
         fell_back = {"windows": 0}
         beyond_wall = {"student": stats.CpuBeyondWall(), "baseline": stats.CpuBeyondWall()}
-        cpu_floor = {"windows": 0}  # windows whose wall time was scaled up by the CPU beyond it
+        cpu_floor = {"windows": 0}  # windows charged the CPU beyond their wall time
 
         def timed(side: str, args: tuple[Any, ...], timeout: float | None) -> tuple[Any, float, float]:
             function = race.student if side == "student" else baseline
@@ -406,12 +407,12 @@ class Judge:
                 fell_back["windows"] += 1
             if clock == "cpu" and in_programs:
                 # Where the wall clock decides, it is no upper bound of the CPU that tasks working
-                # side by side use: what their processes' ticks prove beyond it scales it up.
+                # side by side use: what their processes' ticks prove beyond it is added.
                 beyond_wall[side].add(wall, watch.ticks_cpu_s)
-                factor = beyond_wall[side].factor()
-                if factor > 1:
+                extra = beyond_wall[side].extra_s()
+                if extra > 0:
                     cpu_floor["windows"] += 1
-                return value, wall * factor, wall
+                return value, wall + extra, wall
             return value, wall, wall
 
         walls: list[tuple[float, float]] = []
