@@ -219,8 +219,10 @@ class ChildCgroup:
         name = f"graphdojo-child-{uuid.uuid4().hex[:12]}"
         if "freezer" in mounts and "pids" in mounts:  # v1: each lent folder is named after its controller
             # cpuacct where the host has it: the judge reads the CPU of tasks born and ended in a
-            # timed call there (v2's cpu.stat is in every folder)
-            controllers = (FREEZER, PIDS, CPUACCT) if "cpuacct" in mounts else (FREEZER, PIDS)
+            # timed call there (v2's cpu.stat is in every folder). Only as a hierarchy of its own:
+            # mounted with cpu, moving into it would take the student out of the run's CPU limit.
+            own_cpuacct = "cpuacct" in mounts and mounts["cpuacct"] != mounts.get("cpu")
+            controllers = (FREEZER, PIDS, CPUACCT) if own_cpuacct else (FREEZER, PIDS)
             parents = {c: mounts[c] / own.get(c, "/").lstrip("/") / name for c in controllers}
         elif "unified" in mounts and "freezer" not in mounts:
             parents = {UNIFIED: mounts["unified"] / own.get("", "/").lstrip("/") / name}
