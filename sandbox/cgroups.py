@@ -8,13 +8,13 @@ import time
 import uuid
 from pathlib import Path
 
-from sandbox.framing import FREEZER, PIDS, UNIFIED
+from sandbox.framing import CPUACCT, FREEZER, PIDS, UNIFIED
 
 CPU_PERIOD_US = 100_000
 
 
 def _mounts() -> dict[str, Path]:
-    """Controller name ('memory', 'pids', 'cpu', or 'unified' for v2) -> mount point."""
+    """Controller name ('memory', 'pids', 'cpu', 'cpuacct', 'freezer', or 'unified' for v2) -> mount point."""
     found: dict[str, Path] = {}
     try:
         lines = Path("/proc/self/mountinfo").read_text().splitlines()
@@ -27,7 +27,7 @@ def _mounts() -> dict[str, Path]:
             continue
         if tail[0] == "cgroup":
             for option in tail[2].split(","):
-                if option in ("memory", "pids", "cpu", "freezer"):
+                if option in ("memory", "pids", "cpu", "cpuacct", "freezer"):
                     found.setdefault(option, Path(fields[4]))
         elif tail[0] == "cgroup2":
             found.setdefault("unified", Path(fields[4]))
@@ -223,7 +223,12 @@ class ChildCgroup:
             return None
         name = f"graphdojo-child-{uuid.uuid4().hex[:12]}"
         if "freezer" in mounts and "pids" in mounts:  # v1: each lent folder is named after its controller
-            parents = {c: mounts[c] / own.get(c, "/").lstrip("/") / name for c in (FREEZER, PIDS)}
+            # cpuacct where the host has it: the judge reads the CPU of tasks born and ended in a
+            # timed call there (v2's cpu.stat is in every folder). Only as a hierarchy of its own:
+            # mounted with cpu, moving into it would take the student out of the run's CPU limit.
+            own_cpuacct = "cpuacct" in mounts and mounts["cpuacct"] != mounts.get("cpu")
+            controllers = (FREEZER, PIDS, CPUACCT) if own_cpuacct else (FREEZER, PIDS)
+            parents = {c: mounts[c] / own.get(c, "/").lstrip("/") / name for c in controllers}
         elif "unified" in mounts and "freezer" not in mounts:
             parents = {UNIFIED: mounts["unified"] / own.get("", "/").lstrip("/") / name}
         else:
@@ -233,7 +238,7 @@ class ChildCgroup:
             for key, parent in parents.items():
                 parent.mkdir()
                 group.parents[key] = parent
-                if key != FREEZER:
+                if key in (PIDS, UNIFIED):
                     if key == UNIFIED:
                         (parent / "cgroup.subtree_control").write_text("+pids")
                     (parent / "pids.max").write_text(str(pids))

@@ -24,6 +24,7 @@ OUTPUT_DIR = "out"  # in the working folder: what the program leaves there comes
 CHILD_CGROUP_DIR = "/sandbox-cgroup"  # where the lent cgroup is mounted, one folder per controller
 # The lent cgroup's folders under CHILD_CGROUP_DIR: one per cgroup v1 controller, or one v2 folder.
 FREEZER, PIDS = "freezer", "pids"
+CPUACCT = "cpuacct"  # v1, where the host has it: the CPU every task inside used, ended ones included
 UNIFIED = "unified"
 
 # -- what the host lends a sandbox (delegation.py), as its program learns it --

@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.framing import CHILD_CGROUP_ENV, FREEZER, PIDS, UNIFIED, ZYGOTE_FD_ENV
+from sandbox.framing import CHILD_CGROUP_ENV, CPUACCT, FREEZER, PIDS, UNIFIED, ZYGOTE_FD_ENV
 
 MAX_MESSAGE = 1 << 20
 MAX_FDS = 16
@@ -450,10 +450,11 @@ def install_filter(program: bytes) -> None:
 
 # -- the lent cgroup, as root inside uses it ----------------------------------------------
 # The host (delegation.py) mounts the lent folder at CHILD_CGROUP_DIR (named in
-# CHILD_CGROUP_ENV), one sub-folder per cgroup v1 controller (``freezer``, ``pids``) or one
-# v2 folder (``unified``). A process that root writes into ``cgroup.procs`` before it drops
-# its uid can never move itself out; freezing is one write that the kernel applies to every
-# task inside at once, and to any task forked from then on, so no fork slips through. Where
+# CHILD_CGROUP_ENV), one sub-folder per cgroup v1 controller (``freezer``, ``pids``, and
+# ``cpuacct`` where the host has it) or one v2 folder (``unified``). A process that root writes
+# into ``cgroup.procs`` before it drops its uid can never move itself out; freezing is one write
+# that the kernel applies to every task inside at once, and to any task forked from then on, so
+# no fork slips through. Its CPU count covers every task that was ever inside, ended ones too. Where
 # no cgroup is lent (gVisor, whose cgroupfs has no freezer) ``LentCgroup.lent()`` is None and
 # the judge must fall back to signals.
 
@@ -501,7 +502,8 @@ class LentCgroup:
 
     def join_files(self) -> list[str]:
         """The cgroup.procs files a new process writes itself into (while still root)."""
-        return sorted({str(self._file(c, "cgroup.procs")) for c in (FREEZER, PIDS)})
+        controllers = (FREEZER, PIDS) if self.v2 or not (self.folder / CPUACCT).is_dir() else (FREEZER, PIDS, CPUACCT)
+        return sorted({str(self._file(c, "cgroup.procs")) for c in controllers})
 
     def limit_processes(self, count: int) -> None:
         """Cap the processes inside at ``count``: only ever lower, since the host's limit on the
@@ -512,6 +514,18 @@ class LentCgroup:
         """Every process inside, read as root: the lent folder need not be readable by the
         processes it holds."""
         return [int(p) for p in _read(self._file(FREEZER, "cgroup.procs")).split()]
+
+    def cpu_usage_ns(self) -> int | None:
+        """Nanoseconds of CPU that every task ever inside has used (those that ended included),
+        or None where the lent cgroup does not count it (a v1 host without cpuacct)."""
+        if self.v2:
+            for line in _read(self._file(UNIFIED, "cpu.stat")).splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec" and value.strip().isdigit():
+                    return int(value) * 1000
+            return None
+        usage = _read(self._file(CPUACCT, "cpuacct.usage")).strip()
+        return int(usage) if usage.isdigit() else None
 
     def set_frozen(self, frozen: bool) -> None:
         if self.v2:

@@ -354,9 +354,12 @@ class Judge:
         the call itself. Its clock is the case's: "cpu" counts the CPU every task of that
         side uses meanwhile (what a busy machine cannot inflate), "wall" the seconds of its
         exchanges on the judge's clock; a sandbox that shows no per-task CPU (gVisor), or a
-        window in which a task was born or ended, falls back to the wall clock, and the
-        report says which clock decided. Warm-up pairs come first, under the case's own
-        setup allowance; then stats.run measures until a look decides or the budget ends.
+        window in which a task was born or ended where no cgroup counts the CPU of the tasks
+        that ended, falls back to the wall clock, plus the CPU its processes were seen to use
+        beyond it, pooled over the case (tasks working side by side use more than the
+        wall shows; stats.CpuBeyondWall), and the report says which clock decided. Warm-up
+        pairs come first, under the case's own setup allowance; then stats.run measures until
+        a look decides or the budget ends.
         The student runs only inside its own windows: it is frozen before the first and
         after each. Every grading follows this one pattern: a leaderboard's re-measurement
         is a grading like any other, so no code can tell the two apart.
@@ -374,6 +377,8 @@ class Judge:
         in_programs = _program_of(race.student) is not None and _program_of(baseline) is not None
         use_cpu = clock == "cpu" and in_programs and cpu_clock_available()
         fell_back = {"windows": 0}
+        beyond_wall = {"student": stats.CpuBeyondWall(), "baseline": stats.CpuBeyondWall()}
+        cpu_floor = {"windows": 0}  # windows charged the CPU beyond their wall time
 
         def timed(side: str, args: tuple[Any, ...], timeout: float | None) -> tuple[Any, float, float]:
             function = race.student if side == "student" else baseline
@@ -396,12 +401,19 @@ class Judge:
                 # Everything around a side's call is its own: a slow setup or freeze included.
                 busy[side] += time.perf_counter() - before
             wall = watch.wall_s if _program_of(function) is not None else call_s + watch.wall_s
-            if not use_cpu:
-                return value, wall, wall
-            if watch.cpu_s is None:
+            if use_cpu and watch.cpu_s is not None:
+                return value, watch.cpu_s, wall
+            if use_cpu:
                 fell_back["windows"] += 1
-                return value, wall, wall
-            return value, watch.cpu_s, wall
+            if clock == "cpu" and in_programs:
+                # Where the wall clock decides, it is no upper bound of the CPU that tasks working
+                # side by side use: what their processes' ticks prove beyond it is added.
+                beyond_wall[side].add(wall, watch.ticks_cpu_s)
+                extra = beyond_wall[side].extra_s()
+                if extra > 0:
+                    cpu_floor["windows"] += 1
+                return value, wall + extra, wall
+            return value, wall, wall
 
         walls: list[tuple[float, float]] = []
 
@@ -424,6 +436,8 @@ class Judge:
             pair(messages.localize(messages.PHRASES["warmup_call"], n=i + 2), None)
         busy.update(student=0.0, baseline=0.0)
         walls.clear()
+        beyond_wall.update(student=stats.CpuBeyondWall(), baseline=stats.CpuBeyondWall())
+        cpu_floor["windows"] = 0
         measured = stats.run(
             lambda: pair(messages.localize(messages.PHRASES["timed_call"], n=len(walls) + 1), budget),
             budget_s=budget, at_most=spec["at_most"], margin=spec["margin"], settle_undecided=self.settle,
@@ -436,6 +450,7 @@ class Judge:
             settled_by_median=decision.settled,
             clock="cpu" if use_cpu else "wall",
             wall_fallbacks=fell_back["windows"],
+            cpu_over_wall=cpu_floor["windows"],
             ratio=_round(decision.ratio),
             interval=[_round(decision.interval.low), _round(decision.interval.high)],
             confidence=round(decision.interval.confidence, 4),

@@ -776,48 +776,122 @@ class Stopwatch:
     clock, and ``cpu_s``, the CPU time of every one of its tasks meanwhile, plus the time its
     exchanges took that neither its tasks nor the judge spent on a CPU or waiting for one
     (None where the sandbox shows no per-task CPU, or when the window cannot be trusted: a
-    task was born or ended inside it, whose time would escape the count).
+    task was born or ended inside it, whose time would escape the count, and no cgroup counts
+    the CPU of every task of the program, those that ended included).
 
     Waiting is the program's own time: a call that sleeps, or blocks on anything but a CPU,
     is that much slower, and a CPU clock alone would call it fast (the red team's sleeping
     work(), 25x the baseline's wall time, passed at 0.08x). What load adds is time spent
     runnable, waiting for a CPU, which the kernel counts per task (schedstat's run delay):
     that, and the judge's own share of the exchanges, is left out, so a busy machine
-    still cannot inflate the count."""
+    still cannot inflate the count.
+
+    ``ticks_cpu_s`` is the CPU its processes used meanwhile as /proc/<pid>/stat counts it (their
+    threads, ended ones included, and the children they reaped), in clock ticks: too coarse to
+    time a call, but pooled over a case's windows it says how far the wall clock, where that
+    decides (gVisor shows nothing finer), falls short of the CPU that tasks working side by
+    side use (stats.CpuBeyondWall)."""
 
     def __init__(self, program: Program) -> None:
         self.program = program
         self.wall_s = 0.0
         self.cpu_s: float | None = None
+        self.ticks_cpu_s = 0.0
 
     def _pids(self) -> list[int]:
         family = self.program.family
         return family.pids() if family is not None else [self.program.process.pid]
 
+    def _cgroup_cpu_ns(self) -> int | None:
+        family = self.program.family
+        return family.cgroup.cpu_usage_ns() if family is not None and family.cgroup is not None else None
+
     def __enter__(self) -> Stopwatch:
         self.program._watched = 0.0
         self._last_pid = _last_pid()
-        self._before = _task_schedstat(self._pids())
+        pids = self._pids()
+        self._before = _task_schedstat(pids)
+        self._ticks_before = _process_ticks(pids)
+        self._cgroup_before = self._cgroup_cpu_ns()
         self._judge_before = _own_schedstat()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        after = _task_schedstat(self._pids())
+        pids = self._pids()
+        cgroup_after = self._cgroup_cpu_ns()
+        after = _task_schedstat(pids)
+        ticks_after = _process_ticks(pids)
         judge_after = _own_schedstat()
         self.wall_s = self.program._watched or 0.0
         self.program._watched = None
-        before, judge_before = self._before, self._judge_before
-        if before is None or after is None or _last_pid() != self._last_pid or self._last_pid is None:
+        self.ticks_cpu_s = _ticks_spent(self._ticks_before, ticks_after) / _CLOCK_TICKS_PER_S
+        before, judge_before, cgroup_before = self._before, self._judge_before, self._cgroup_before
+        if before is None or after is None:
             return
-        if not before.keys() <= after.keys():
-            return
-        cpu_ns = sum(after[task][0] - before[task][0] for task in before)
-        queued_ns = sum(after[task][1] - before[task][1] for task in before)
+        counted_ns = cgroup_after - cgroup_before if cgroup_before is not None and cgroup_after is not None else None
+        born = _last_pid() != self._last_pid or self._last_pid is None
+        if counted_ns is None and born:
+            return  # a task born and ended inside would escape the per-task count
         # The judge's CPU and run delay in the window, whether or not inside an exchange:
         # taking more than its share only ever counts less waiting against the program.
         judge_ns = sum(judge_after) - sum(judge_before) if judge_before and judge_after else 0
-        waited_ns = self.wall_s * 1e9 - cpu_ns - queued_ns - judge_ns
-        self.cpu_s = (cpu_ns + max(0.0, waited_ns)) / 1e9
+        charged_ns = window_time_ns(self.wall_s * 1e9, before, after, judge_ns, counted_ns)
+        self.cpu_s = None if charged_ns is None else charged_ns / 1e9
+
+
+def window_time_ns(
+    wall_ns: float, before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]], judge_ns: int,
+    counted_ns: int | None,
+) -> float | None:
+    """A window's time: the CPU its tasks used, plus the wall time that neither they nor the
+    judge spent on a CPU or runnable waiting for one. ``before`` and ``after`` are each task's
+    (CPU, run delay) in nanoseconds at the window's ends; ``counted_ns`` is the CPU its cgroup
+    counted meanwhile, which covers tasks born and ended inside (None where there is none: then
+    a task that ended makes the window untrustworthy, and so None).
+
+    The count is never less than that CPU, whatever the wall clock says: work split across tasks
+    that run side by side is all counted. A task that ended inside leaves its run delay out of
+    the count, so the time the others waited for it counts as waiting: more, never less."""
+    if counted_ns is None and not before.keys() <= after.keys():
+        return None
+    cpu_ns = queued_ns = 0
+    for task, (cpu_after, queued_after) in after.items():
+        cpu_before, queued_before = before.get(task, (0, 0))
+        if cpu_after < cpu_before or queued_after < queued_before:
+            cpu_before = queued_before = 0  # a reused task id: a task born inside the window
+        cpu_ns += cpu_after - cpu_before
+        queued_ns += queued_after - queued_before
+    if counted_ns is not None:
+        cpu_ns = max(cpu_ns, counted_ns)
+    waited_ns = wall_ns - cpu_ns - queued_ns - judge_ns
+    return cpu_ns + max(0.0, waited_ns)
+
+
+_CLOCK_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+
+
+def _process_ticks(pids: Sequence[int]) -> dict[int, int]:
+    """Clock ticks of CPU per process, from /proc/<pid>/stat: its threads (ended ones
+    included) and the children it reaped, user and system time."""
+    found: dict[int, int] = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as file:
+                stat = file.read()
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            found[pid] = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _ticks_spent(before: dict[int, int], after: dict[int, int]) -> int:
+    """Ticks used between two readings: a process born in between counts all of its own."""
+    spent = 0
+    for pid, ticks in after.items():
+        earlier = before.get(pid, 0)
+        spent += ticks - earlier if ticks >= earlier else ticks
+    return spent
 
 
 def _last_pid() -> int | None:

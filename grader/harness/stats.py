@@ -144,3 +144,38 @@ def run(
     if settle_undecided:
         decision = settle(decision, at_most, margin)
     return Race(decision, pairs, clock() - started)
+
+
+# Where the wall clock times a side's calls (gVisor shows per-task CPU only in clock ticks), the
+# CPU its processes were seen to use beyond it, pooled over a case's windows.
+TICK_S = 0.01  # a clock tick (USER_HZ = 100): the grain of /proc/<pid>/stat's CPU times
+CPU_BEYOND_WALL_Z = 1.64  # one-sided 95%: a side is charged for work beside the wall clock once it is sure
+
+
+class CpuBeyondWall:
+    """How much more CPU than wall time a side's processes use per window, where the ticks
+    prove it: the seconds that each wall time of that side is charged on top.
+
+    The wall clock is no upper bound of the CPU that tasks working side by side use (two
+    processes burning 9 ms each answer in 9 ms), but the CPU shows only in ticks of 10 ms, and
+    one window's count is too coarse to time a call of a few milliseconds: a 4 ms call reads 0
+    or 10 ms, so taking the larger of the two per window would charge honest short calls a
+    whole tick. Pooled, the ticks add up to the CPU used: the windows' mean CPU beyond their wall
+    time, less 1.64 standard errors (the windows' own spread, and never under half a tick, the
+    ticks' own grain), is what is sure; ``extra_s()`` is that, and 0 for code that works in one
+    task at a time, which the wall clock already covers. A window counts as at most one tick
+    under its wall time: one long wait (which its own wall time charges) cannot drown the CPU
+    of all the others."""
+
+    def __init__(self) -> None:
+        self.beyond: list[float] = []
+
+    def add(self, wall_s: float, ticks_cpu_s: float) -> None:
+        self.beyond.append(max(ticks_cpu_s - wall_s, -TICK_S))
+
+    def extra_s(self) -> float:
+        n = len(self.beyond)
+        if n < 2:
+            return 0.0
+        spread = max(statistics.stdev(self.beyond), TICK_S / 2)
+        return max(0.0, statistics.fmean(self.beyond) - CPU_BEYOND_WALL_Z * spread / math.sqrt(n))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.framing import CHILD_CGROUP_ENV, FREEZER, PIDS
+from sandbox.framing import CHILD_CGROUP_ENV, CPUACCT, FREEZER, PIDS
 from sandbox.zygote import (
     CLONE,
     CLONE3,
@@ -250,14 +250,16 @@ print(made)
 
 @pytest.fixture
 def lent(requires):
-    """A folder holding freezer/ and pids/ as delegation.py mounts them (v1), and its env."""
+    """A folder holding freezer/, pids/ and (where the host has it) cpuacct/ as delegation.py
+    mounts them (v1), and its env."""
     requires("root, to make cgroups", os.geteuid() == 0, "run the tests as root (CI does)")
     requires("the cgroup v1 freezer and pids", (V1 / FREEZER).is_dir() and (V1 / PIDS).is_dir(),
              "mount the freezer and pids hierarchies")
     name = f"graphdojo-test-{uuid.uuid4().hex[:8]}"
     folder = Path(tempfile.mkdtemp(prefix="lent-"))
-    made = [V1 / controller / name for controller in (FREEZER, PIDS)]
-    for controller, cgroup in zip((FREEZER, PIDS), made, strict=True):
+    controllers = (FREEZER, PIDS, CPUACCT) if (V1 / CPUACCT).is_dir() else (FREEZER, PIDS)
+    made = [V1 / controller / name for controller in controllers]
+    for controller, cgroup in zip(controllers, made, strict=True):
         cgroup.mkdir()
         (folder / controller).symlink_to(cgroup)
     yield folder
@@ -326,3 +328,27 @@ def test_the_process_cap_binds_everything_inside(lent):
     done = subprocess.run([sys.executable, "-c", FORKS], preexec_fn=_join(cgroup), capture_output=True, text=True,
                           timeout=30)
     assert done.stdout.strip() == "2", done  # itself and two children: three in all
+
+
+BURN_AND_END = """\
+import os, time
+pid = os.fork()
+if pid == 0:  # a child that burns 0.2 s of CPU and ends: no per-task count can see it afterwards
+    end = time.process_time() + 0.2
+    while time.process_time() < end:
+        pass
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
+def test_the_cpu_count_covers_tasks_that_ended(lent, requires):
+    requires("the cgroup v1 cpuacct", (lent / CPUACCT).is_dir(), "mount the cpuacct hierarchy")
+    cgroup = LentCgroup.lent({CHILD_CGROUP_ENV: str(lent)})
+    assert cgroup is not None and str(lent / CPUACCT / "cgroup.procs") in cgroup.join_files()
+    before = cgroup.cpu_usage_ns()
+    assert before is not None
+    subprocess.run([sys.executable, "-c", BURN_AND_END], preexec_fn=_join(cgroup), check=True, timeout=60)
+    assert cgroup.pids() == []
+    after = cgroup.cpu_usage_ns()
+    assert after is not None and after - before >= 0.2e9

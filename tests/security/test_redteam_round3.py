@@ -18,7 +18,7 @@ from grader.host import grade, load_exercise
 from testbed.exercises import TOML
 from tests.grader.factories import REPO
 from tests.sandbox.backends import BACKENDS, backend_sandbox
-from tests.security.test_redteam_judge import SOLUTION, exercise, perf_case, summary
+from tests.security.test_redteam_judge import PERF_TOML, SOLUTION, exercise, perf_case, summary
 
 EXERCISES = REPO / "exercises" / "coding"
 
@@ -337,9 +337,13 @@ def test_a_wrong_integer_does_not_pass_as_a_close_float(tmp_path, two_backends):
 # --- 4. the clock: a window that falls back to the wall clock --------------------------------
 
 # 18 ms of CPU per call (4.5x the baseline's 4 ms of wall-clock burn), split between this process and a helper
-# started at import, which burn side by side; a thread born in each window makes the judge
+# started at import, which burn side by side; a thread born in each window made the judge
 # drop the CPU count for that window (a task was born) and take its wall time, about 9 ms
-# (2.3x) on a host with an idle second core.
+# (2.3x) on a host with an idle second core; on gVisor the wall clock always decided. The
+# reviewer got docker-runsc ACCEPTED 2 of 2 (3.06x and 3.11x, 18 ms of CPU per call against
+# the baseline's 4 ms). Closed: a window with a birth is timed by the lent cgroup's CPU, which
+# counts tasks born and ended in it, and where the wall clock decides (gVisor), the CPU the
+# side's processes were seen to use is its floor (grader/harness/programs.py, Stopwatch).
 PARALLEL_WALL = SOLUTION.split("def work")[0] + '''
 import os
 import threading
@@ -367,25 +371,22 @@ def work(n):
     return n * 2
 '''
 
+# At most 2x: what the attack buys is the half of its time that working side by side hides.
+# On gVisor each call's wall time also holds the exchange's own cost (1-2 ms), which brings
+# 18 ms against the baseline's 4 ms near 3x, the usual limit here, with or without the attack.
+AT_MOST_TWICE = PERF_TOML.replace("at_most = 3.0", "at_most = 2.0")
 
-@pytest.mark.xfail(strict=False, reason=(
-    "A window in which a task was born (Stopwatch: ns_last_pid moved) is timed by its wall "
-    "clock instead of its CPU, and on gVisor the wall clock always decides; wall time is not an "
-    "upper bound of the CPU two processes spend side by side, so the student picks, window by "
-    "window, the clock that favours it (one thread started per call is enough). Measured by the "
-    "reviewer on a shared 2-core host: docker-runsc ACCEPTED 2 of 2 (3.06x and 3.11x, interval "
-    "about 2.6-3.8, decided by the median on the second attempt) for 18 ms of CPU per call "
-    "against the baseline's 4 ms; local and docker-runc TOO_SLOW (5.3-5.6x, 21-23 ms of wall per "
-    "call: the two processes never overlapped there). Not strict: whether it works depends on an "
-    "idle core. Closing it: for a window with a birth, count the lent cgroup's CPU (cpu.stat "
-    "usage_usec covers tasks born and ended in the window) instead of its wall time, and on gVisor "
-    "count the sandbox's CPU beside the wall clock and take the larger."))
+
 def test_a_window_with_a_birth_does_not_time_parallel_work_by_its_wall_clock(tmp_path, every_backend):
-    verdict = grade(exercise(tmp_path), PARALLEL_WALL, every_backend)
+    verdict = grade(exercise(tmp_path, toml=AT_MOST_TWICE), PARALLEL_WALL, every_backend)
     case = perf_case(verdict)
     # The student's CPU per call is 18 ms whatever the load; its measured time must not be less.
     assert case.get("student_median_s") is not None and case["student_median_s"] >= 0.9 * 0.018, case
     assert verdict.verdict == Kind.TOO_SLOW, (summary(verdict), case)
+    if verdict.backend != "docker-runsc":
+        # Whatever the load: the lent cgroup counts the tasks born (and ended) in a window, so
+        # no window falls back to the wall clock (gVisor has no per-task clock to fall back from).
+        assert case["clock"] == "cpu" and case["wall_fallbacks"] == 0, case
 
 
 # --- 5. the board: re-rolling the noise by resubmitting the same code --------------------------

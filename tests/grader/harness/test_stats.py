@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from grader.harness.stats import LOOKS, MIN_PAIRS, decide, median_interval, run, settle
+from grader.harness.stats import LOOKS, MIN_PAIRS, TICK_S, CpuBeyondWall, decide, median_interval, run, settle
 
 
 def test_the_interval_covers_the_median_about_as_often_as_it_claims():
@@ -126,3 +126,48 @@ def test_slow_code_is_never_accepted_and_right_code_never_refused_under_noise():
             assert set(outcomes) == {wanted}, (sigma, true_ratio, outcomes)
     # Right at the limit, the margin absorbs a CPU clock's noise.
     assert {decided(3.0, 0.05, trial) for trial in range(40)} == {"pass"}
+
+
+# -- the CPU beyond the wall clock, where the wall clock decides (gVisor): injected ticks --------
+
+
+def _ticks(cpu_s: float, rng: random.Random) -> float:
+    """What a clock tick counter reads for cpu_s of CPU: whole ticks, the next one with the
+    chance of the remainder (the count is right on average, never per window)."""
+    whole, rest = divmod(cpu_s, TICK_S)
+    return (whole + (rng.random() < rest / TICK_S)) * TICK_S
+
+
+def test_short_calls_in_one_task_are_not_charged_a_tick_each():
+    rng = random.Random(3)
+    pooled = CpuBeyondWall()
+    extras = []
+    for _ in range(80):  # 4 ms calls, 5 ms of wall with the exchange: each reads 0 or 10 ms
+        pooled.add(0.005, _ticks(0.004, rng))
+        extras.append(pooled.extra_s())
+    assert extras == [0.0] * 80
+
+
+def test_two_tasks_working_side_by_side_are_charged_their_cpu():
+    rng = random.Random(4)
+    pooled = CpuBeyondWall()
+    for _ in range(40):  # 9 ms each, in two processes at once: 18 ms of CPU in 9 ms of wall
+        pooled.add(0.009, _ticks(0.009, rng) + _ticks(0.009, rng))
+    # Charged what the ticks make sure of: most of the 9 ms beyond the wall, never more.
+    assert 0.8 * 0.018 <= 0.009 + pooled.extra_s() <= 0.018
+
+
+def test_one_long_wait_does_not_drown_the_cpu_of_the_other_windows():
+    rng = random.Random(5)
+    pooled = CpuBeyondWall()
+    pooled.add(2.0, 0.0)  # a window that sleeps 2 s: its own wall time charges it
+    for _ in range(40):
+        pooled.add(0.009, _ticks(0.009, rng) + _ticks(0.009, rng))
+    assert 0.009 + pooled.extra_s() >= 0.8 * 0.018
+
+
+def test_one_window_proves_nothing():
+    pooled = CpuBeyondWall()
+    assert pooled.extra_s() == 0.0
+    pooled.add(0.009, 0.05)
+    assert pooled.extra_s() == 0.0
