@@ -20,7 +20,7 @@ from testbed.exercises import TOML, make_exercise
 from tests.grader.factories import REPO
 
 SECRET = "hidden-input-4242"
-FIXED_HIDDEN_TEXTS = {MESSAGES[i] for i in HIDDEN.values()} | {MESSAGES["check.passed"]}
+FIXED_HIDDEN_TEXTS = {MESSAGES[i] for i in HIDDEN.values()} | {MESSAGES["check.passed"], MESSAGES["hidden.failed"]}
 
 # One visible check, one hidden check fed a secret, one perf case: small and quick.
 CHECKS = f"""\

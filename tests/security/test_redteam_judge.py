@@ -13,6 +13,7 @@ import pytest
 
 from grader.contract import Kind
 from grader.host import Verdict, grade, load_exercise
+from grader.host.load import SAMPLE_EVERY_S
 from testbed.exercises import TOML, make_exercise
 from tests.grader.factories import REPO
 
@@ -328,6 +329,35 @@ def test_running_out_of_memory_on_a_hidden_input_reads_as_any_failure(tmp_path, 
             "the sandbox was killed.")))
     shown = read_by_failing(tmp_path, sandbox, (0, MEMORY))
     assert shown[0] == shown[1], shown
+
+
+# The host's load while the grading ran is shown under "How it was measured", and a process
+# that saw a hidden input could spin up tasks, or not: the summary stops at the first hidden
+# input. The sampler takes one sample per SAMPLE_EVERY_S at most, so a summary that kept a
+# sample from the hidden phase would hold more than the time before it allows.
+LOAD_SPINNER = SOLUTION + """
+import os
+
+def echo(text):
+    children = [pid for pid in (os.fork() for _ in range(2)) if pid]
+    if not children:
+        burn(1.5)
+        os._exit(0)
+    burn(1.5)
+    for pid in children:
+        os.waitpid(pid, 0)
+    return "wrong"
+"""
+
+
+def test_the_hosts_load_is_shown_only_up_to_the_first_hidden_input(tmp_path, sandbox):
+    checks = "SECRET = 'hidden-input-0'\n" + HIDDEN_CHECKS + "\n" + "@perf" + CHECKS.split("@perf")[1]
+    solution = SOLUTION + "\ndef echo(t):\n    return t\n"
+    verdict = grade(exercise(tmp_path, checks=checks, solution=solution), LOAD_SPINNER, sandbox)
+    assert [c.passed for c in verdict.checks] == [True, True, False], summary(verdict)
+    before_hidden_s = verdict.perf["before_hidden_s"]
+    assert 0 < before_hidden_s < verdict.usage.wall_s - 1.5  # the hidden phase spun for 1.5 s after it
+    assert verdict.perf["host_load"]["samples"] <= before_hidden_s / SAMPLE_EVERY_S + 1, verdict.perf
 
 
 # --- 4. a property measured inside the student's process ---------------------------------------

@@ -63,7 +63,7 @@ def test_a_wrong_answer_is_explained_on_visible_checks_only(tmp_path, spec):
     visible, hidden = document.checks
     assert visible.visible and visible.kind == Kind.WRONG_ANSWER and "expected 5" in visible.message
     assert not hidden.visible and hidden.kind == Kind.WRONG_ANSWER
-    assert hidden.message == "wrong answer on a hidden case" and hidden.points == 0.0
+    assert hidden.message == "a hidden check failed" and hidden.points == 0.0
 
 
 def test_a_syntax_error_stops_every_check(tmp_path, spec):
@@ -81,7 +81,8 @@ def test_a_row_carries_its_fields_so_that_nobody_reads_them_back_out_of_text(tmp
     document, _ = judge(tmp_path, spec, "def add(a, b):\n    x = 1\n    return a + b + None\n")
     visible, hidden = document.checks
     assert visible.message_id == "error.raised" and visible.line == 3
-    assert hidden.message_id == "hidden.runtime_error" and hidden.line is None
+    # Raised, not a wrong answer, but a hidden check's row says only that it failed.
+    assert (hidden.message_id, hidden.kind, hidden.line) == ("hidden.failed", Kind.WRONG_ANSWER, None)
 
 
 def test_a_syntax_error_row_says_its_line_and_carries_the_error(tmp_path, spec):

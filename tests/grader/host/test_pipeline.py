@@ -63,7 +63,7 @@ def test_a_wrong_answer_says_what_was_wrong_on_visible_checks_only(exercise, san
     example = next(c for c in verdict.checks if c.name == "runs_the_article_example")
     assert not example.passed and "expected 10, got 11" in example.message
     hidden = next(c for c in verdict.checks if c.name == "random_graphs_in_any_order")
-    assert not hidden.visible and hidden.message == "wrong answer on a hidden case"
+    assert not hidden.visible and hidden.message == "a hidden check failed"
 
 
 def test_a_traceback_ends_at_the_students_own_line(exercise, sandbox):
@@ -142,6 +142,24 @@ def test_the_judges_document_becomes_the_verdict(exercise):
     verdict = verdict_from(outcome(files={"out/result.json": data}, notes=["sandbox note"]), exercise, KEY)
     assert (verdict.verdict, verdict.score, verdict.checks) == (Kind.PARTIAL, round(1 / 3, 4), rows)
     assert verdict.stdout == "printed" and verdict.notes == ["judge note", "sandbox note"]
+
+
+def test_a_hidden_checks_row_is_rebuilt_from_its_name_and_points_alone(exercise):
+    # Whatever the judge wrote for a hidden check (a kind, a text, values), the student is
+    # shown that it failed, as a wrong answer, and nothing else (DESIGN invariant 4).
+    hidden = next(c for c in exercise.checks if not c.visible and not c.perf)
+    told = CheckRow(hidden.name, False, False, "your program was killed by SIGKILL", 0.0, hidden.points,
+                    Kind.TIME_LIMIT, message_id="stop.killed", message_params={"signal": "SIGKILL"},
+                    title={"en": "Hidden"}, expected="1", got="2", line=7)
+    passed = CheckRow(hidden.name, True, False, "passed", hidden.points, hidden.points, None,
+                      message_id="check.passed", line=3)
+    failed = contract.hidden_failure(hidden.name, hidden.points, {"en": "Hidden"})
+    assert (failed.message_id, failed.kind, failed.message_params) == ("hidden.failed", Kind.WRONG_ANSWER, {})
+    for row, shown, kind in ((told, failed, Kind.WRONG_ANSWER),
+                             (passed, dataclasses.replace(passed, line=None), Kind.ACCEPTED)):
+        data = ResultDocument(checks=[row]).to_json()
+        verdict = verdict_from(outcome(files={"out/result.json": data}), exercise, KEY)
+        assert (verdict.checks, verdict.verdict) == ([shown], kind)
 
 
 TORCH_CHECKS = """\
