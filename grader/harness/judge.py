@@ -476,8 +476,9 @@ class Judge:
         text = bytes(capture.kept[:FEEDBACK_BYTES]).decode("utf-8", "replace")
         if cut > FEEDBACK_BYTES:
             text += f"\n[... {cut - FEEDBACK_BYTES} more bytes not shown]"
-        if self.hidden_started:
-            # Said whether or not anything came: that it did would tell of a hidden input.
+        if self.hidden_started and cut:
+            # Said whether or not anything came then (that it did would tell of a hidden input),
+            # beside what came before.
             text += "\n[output printed during hidden checks is not shown]"
         return text
 

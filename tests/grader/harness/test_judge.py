@@ -19,6 +19,7 @@ from grader.contract import Kind, ResultDocument
 from grader.harness import stats
 from grader.host.pipeline import bundle_for
 from grader.host.spec import load_exercise
+from grader.host.verdict import overall_kind
 from testbed.exercises import CHECKS, TOML, make_exercise
 
 SOLUTION = "def add(a, b):\n    return a + b\n"
@@ -68,7 +69,10 @@ def test_a_wrong_answer_is_explained_on_visible_checks_only(tmp_path, spec):
 
 def test_a_syntax_error_stops_every_check(tmp_path, spec):
     document, _ = judge(tmp_path, spec, "def add(a, b)\n    return a\n")
-    assert {row.kind for row in document.checks} == {Kind.SYNTAX_ERROR}
+    assert {row.kind for row in document.checks if row.visible} == {Kind.SYNTAX_ERROR}
+    # A hidden check's row says only that it failed, even here; the verdict still names the error.
+    assert {row.message_id for row in document.checks if not row.visible} == {"hidden.failed"}
+    assert overall_kind(document.checks) == Kind.SYNTAX_ERROR
     assert any(note.startswith("SyntaxError") and "line 1" in note for note in document.notes)
 
 
