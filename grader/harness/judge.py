@@ -23,8 +23,9 @@ its timings and answers can be shown), then the hidden checks, after which nothi
 student's process does is shown but whether each hidden check passed: a failed one reads
 "a hidden check failed" and is a wrong answer, however it failed (contract.hidden_failure),
 what the student printed from then on is cut whether or not there was any, and the host's
-load is shown as it was before (``before_hidden_s``). Nothing the student prints is parsed. Every row's message is a messages.Message. Judge tracebacks go to the
-result's ``operator_log`` (for the operators, never shown to students).
+load is shown as it was before (``before_hidden_s``). Nothing the student prints is parsed.
+Every row's message is a messages.Message. Judge tracebacks go to the result's
+``operator_log`` (for the operators, never shown to students).
 """
 from __future__ import annotations
 

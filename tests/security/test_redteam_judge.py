@@ -255,8 +255,14 @@ def test_the_trusted_processes_proc_files_are_not_the_students_to_read(tmp_path,
             "/proc/<pid>/fd of the bootstrap, zygote, judge and reference (root and the trusted "
             "twin), where Linux refuses them. Nothing secret is there today (the secret travels "
             "on a descriptor the judge has already closed, the pipes cannot be reopened), but "
-            "the trusted side's memory layout is the student's to read. Needs hidepid on the "
-            "sandbox's /proc or a newer runsc; not contained enough to change in this round.")))
+            "the trusted side's memory layout is the student's to read. hidepid does not help: runsc "
+            "(release 20221219 here) mounts a new proc with -o hidepid=2 or hidepid=invisible and "
+            "ignores the option (a nobody process still reads root's /proc/1/environ there), refuses "
+            "a remount of /proc, and has no flag for it (google/gvisor#185, hidepid support, is open). "
+            "What would close it is a PID namespace per student family: the zygote unsharing "
+            "CLONE_NEWPID|CLONE_NEWNS for the student's worker and mounting a /proc of its own, so "
+            "no trusted pid is there to name; it changes how the judge finds, freezes and times "
+            "the student's processes on every backend, beyond a contained change.")))
     verdict = probed(tmp_path, sandbox)
     assert "PEEKED []" in verdict.stdout, verdict.stdout
 
