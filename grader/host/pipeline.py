@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 HARNESS_ARGV = ("python3", "-m", "grader.harness", OUTPUT_DIR)
 GRADER_DIR = Path(__file__).resolve().parent.parent
 _OUTCOME_VERDICTS = {"timeout": Kind.TIME_LIMIT, "memory": Kind.MEMORY_LIMIT, "output_limit": Kind.OUTPUT_LIMIT}
+_LIMIT_TEXTS = {
+    "timeout": "time limit reached", "memory": "memory limit reached", "output_limit": "output limit reached"}
 
 
 Attempt = Literal["only", "first", "last"]
@@ -205,9 +207,12 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec, key: bytes) -> Verdic
             problem = str(error)
     if document is None:
         if outcome.status in _OUTCOME_VERDICTS:
+            # Which limit, without its numbers: the run may have been stopped after a hidden
+            # input reached the student, whose process then chose how long and how much.
             kind = _OUTCOME_VERDICTS[outcome.status]
             return Verdict.without_checks(
-                kind, f"the whole run was stopped: {_status_text(outcome)}", notes=notes, **common
+                kind, f"the whole run was stopped: {_LIMIT_TEXTS[outcome.status]}", notes=notes,
+                operator_log=[f"the whole run was stopped: {_status_text(outcome)}"], **common
             )
         # The judge's stderr is a traceback that names hidden files: for the operators only.
         operator_log = _judge_stderr(outcome)

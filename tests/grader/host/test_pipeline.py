@@ -113,8 +113,11 @@ def test_the_engines_ship_only_with_an_exercise_that_imports_them(tmp_path, exer
 
 
 def test_a_missing_result_after_a_timeout_is_the_students_time_limit(exercise):
-    verdict = verdict_from(outcome("timeout", exit_code=None), exercise, KEY)
+    verdict = verdict_from(outcome("timeout", exit_code=None, wall_s=73.25, cpu_s=12.5), exercise, KEY)
     assert verdict.verdict == Kind.TIME_LIMIT and not verdict.is_internal_error
+    # How long and how much, after a hidden input may have reached the student: the operators' only.
+    assert verdict.notes == ["the whole run was stopped: time limit reached"]
+    assert "73.2 s wall, 12.5 s CPU" in verdict.operator_log[0]
 
 
 def test_a_missing_result_otherwise_is_our_fault(exercise):
