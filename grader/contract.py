@@ -92,6 +92,9 @@ MESSAGES: dict[str, str] = {
     "check.changed_input": "your code changed its input (argument {argument}) in place; leave the inputs untouched",
     "error.raised": "{traceback}",  # the student's own exception, their own frames only (visible cases)
     "error.unusable_value": "the judge could not use what your code returned",
+    "hidden.failed": "a hidden check failed",  # every failure of a hidden check, whatever it was (HIDDEN_FAILED)
+    # A performance case's failure that is not a measurement (it raised, stopped, or answered wrong);
+    # hidden correctness checks wrote these too before they all became hidden.failed.
     "hidden.wrong_answer": "wrong answer on a hidden case",
     "hidden.time_limit": "time limit reached on a hidden case",
     "hidden.too_slow": "too slow on a hidden performance case",
@@ -172,8 +175,16 @@ MESSAGES: dict[str, str] = {
     "raises.returned_mentioning": "expected {what} to raise an error mentioning {fragments}, but it returned normally",
 }
 
-# For a hidden case a row only ever holds one of these: a fixed text per kind of failure, with
-# no parameters. Nothing the student's code chose and nothing of the hidden inputs reaches it.
+# A hidden check's failed row is one row whatever went wrong inside: the student's process
+# chose how to fail after it saw the hidden input, so a kind (an error, a wrong answer, a
+# timeout, memory, output) would carry that input out, two bits and more per check and
+# grading. It reads "a hidden check failed", is a wrong answer, and has no parameter, no
+# expected, got or line; the judge writes it so and the host rebuilds it so (hidden_failure).
+HIDDEN_FAILED = "hidden.failed"
+HIDDEN_FAILURE_KIND = Kind.WRONG_ANSWER
+
+# A performance case runs before any hidden input exists, but its inputs come from the secret
+# seed too: a failure that is not a measurement shows one of these fixed texts per kind.
 HIDDEN: dict[str, str] = {
     "WRONG_ANSWER": "hidden.wrong_answer",
     "TIME_LIMIT": "hidden.time_limit",
@@ -314,6 +325,15 @@ class CheckRow:
             got=_optional_string(row, "got", where),
             line=line,
         )
+
+
+def hidden_failure(name: str, max_points: float, title: Mapping[str, str] | None = None) -> CheckRow:
+    """The one row a failed hidden check may have: its name, points and title, nothing it did."""
+    return CheckRow(
+        name=name, passed=False, visible=False, message=MESSAGES[HIDDEN_FAILED], points=0.0,
+        max_points=max_points, kind=HIDDEN_FAILURE_KIND, message_id=HIDDEN_FAILED,
+        title={k: v for k, v in (title or {}).items() if k in LANGUAGES and type(v) is str},
+    )
 
 
 @dataclasses.dataclass

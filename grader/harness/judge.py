@@ -20,9 +20,12 @@ sent their program's source; neither can read the hidden files.
 The order of the cases is the order of what the student may learn: visible checks, then
 the performance cases (timed in a process that has never been sent a hidden input, so
 its timings and answers can be shown), then the hidden checks, after which nothing the
-student's process does is shown but each hidden check's fixed text. Nothing the student
-prints is parsed. Every row's message is a messages.Message. Judge tracebacks go to the
-result's ``operator_log`` (for the operators, never shown to students).
+student's process does is shown but whether each hidden check passed: a failed one reads
+"a hidden check failed" and is a wrong answer, however it failed (contract.hidden_failure),
+what the student printed from then on is cut whether or not there was any, and the host's
+load is shown as it was before (``before_hidden_s``). Nothing the student prints is parsed.
+Every row's message is a messages.Message. Judge tracebacks go to the result's
+``operator_log`` (for the operators, never shown to students).
 """
 from __future__ import annotations
 
@@ -104,6 +107,9 @@ class Judge:
         self.notes: list[str] = []
         self.isolated = privileged()
         self.hidden_started = False  # once true, nothing the student prints is kept
+        self.began = time.monotonic()
+        # Seconds from the judge's start to the first hidden input it sent (None: it sent none).
+        self.before_hidden_s: float | None = None
 
     # -- setup ------------------------------------------------------------------------
 
@@ -188,9 +194,10 @@ class Judge:
             raise RuntimeError(f"the reference solution did not load: {error}") from None
         self.student.budget_s = float(self.limits["wall_s"])
         rows = self._run_all()
+        perf = {"cases": self.perf_reports, "before_hidden_s": self.before_hidden_s} if self.perf_reports else None
         return ResultDocument(
             checks=rows,
-            perf={"cases": self.perf_reports} if self.perf_reports else None,
+            perf=perf,
             stdout=self._feedback(self.outputs["stdout"]),
             stderr=self._feedback(self.outputs["stderr"]),
             notes=self.notes,
@@ -221,6 +228,7 @@ class Judge:
                     self.hidden_started = True
                     for capture in self.outputs.values():
                         capture.seal()
+                    self.before_hidden_s = round(time.monotonic() - self.began, 3)
                 outcome = self._run_perf(case) if case.is_perf else self._run_check(case)
                 correctness_failed |= not outcome.passed and not case.is_perf
                 if self._printed_too_much():
@@ -484,7 +492,9 @@ class Judge:
         text = bytes(capture.kept[:FEEDBACK_BYTES]).decode("utf-8", "replace")
         if cut > FEEDBACK_BYTES:
             text += f"\n[... {cut - FEEDBACK_BYTES} more bytes not shown]"
-        if cut < capture.total:
+        if self.hidden_started and cut:
+            # Said whether or not anything came then (that it did would tell of a hidden input),
+            # beside what came before.
             text += "\n[output printed during hidden checks is not shown]"
         return text
 
@@ -531,10 +541,13 @@ def _release(args: Any) -> None:
 
 
 def _row(case: Case, outcome: CaseOutcome) -> CheckRow:
-    """One check row. A hidden case shows a fixed text per kind of failure, nothing else."""
+    """One check row. A failed hidden check is contract.hidden_failure, whatever the outcome."""
+    title = {k: v for k, v in (case.title or {}).items() if k in contract.LANGUAGES and isinstance(v, str)}
+    if not case.visible and not case.is_perf and not outcome.passed:
+        return contract.hidden_failure(case.name, case.points, title)
     if case.visible or outcome.perf:
         shown = outcome.reason
-    else:
+    else:  # a hidden check that passed, or a performance case that failed other than by its measurement
         shown = Message("check.passed") if outcome.passed else messages.hidden(outcome.kind)
     compared = case.visible and shown.id.startswith("compare.")
     return CheckRow(
@@ -545,7 +558,7 @@ def _row(case: Case, outcome: CaseOutcome) -> CheckRow:
         max_points=case.points,
         kind=Kind(outcome.kind) if outcome.kind else None,
         **shown.row_fields(),
-        title={k: v for k, v in (case.title or {}).items() if k in contract.LANGUAGES and isinstance(v, str)},
+        title=title,
         expected=str(shown.params["expected"]) if compared and "expected" in shown.params else None,
         got=str(shown.params["got"]) if compared and "got" in shown.params else None,
         line=outcome.line if case.visible else None,

@@ -11,10 +11,11 @@ Message (the stop that kept a check from running). ``localize`` makes a text fro
 template per language, and refuses a template that lacks a language or whose placeholders
 differ between languages, so no check can speak English only.
 
-For a hidden case the row only ever holds ``HIDDEN[kind]``: a fixed text per kind of
-failure, with no parameters. Nothing the student's code chose (an exception's name or
-message, an exit status, a line number, what it printed) and nothing of the hidden
-inputs can reach it. Standard library only.
+A failed hidden check's row is ``contract.hidden_failure``: "a hidden check failed", a wrong
+answer, with no parameters, whatever went wrong. Nothing the student's code chose (how it
+failed, an exception's name or message, an exit status, a line number, what it printed) and
+nothing of the hidden inputs can reach it. A performance case's failure that is not a
+measurement holds ``HIDDEN[kind]``, a fixed text per kind. Standard library only.
 """
 from __future__ import annotations
 
@@ -110,5 +111,5 @@ def _plain(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def hidden(kind: str | None) -> Message:
-    """The only message a hidden case may show for a failure of ``kind``."""
+    """The only message a performance case may show for a failure of ``kind`` that is not its measurement."""
     return Message(HIDDEN.get(kind or "", "hidden.runtime_error"))

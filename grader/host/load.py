@@ -4,6 +4,10 @@ A wall-clock timing on a machine where more tasks wanted a CPU than it has is no
 measurement of the student's code; the pipeline measures such a case again. The host samples
 ``procs_running`` (every runnable task on the machine, containers and gVisor sandboxes
 included) in a thread for as long as the run lasts. Standard library only.
+
+What the verdict shows of it covers only the time before the judge sent the student's process
+its first hidden input (``summary(until_s=...)``): a process that saw a hidden input could
+otherwise spin up tasks, or not, and the page would show how many (DESIGN invariant 4).
 """
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import os
 import platform
 import statistics
 import threading
+import time
 from types import TracebackType
 from typing import Any
 
@@ -57,7 +62,8 @@ class HostLoad:
 
     def __init__(self, cpus: int | None = None) -> None:
         self.cpus = cpus or os.cpu_count() or 1
-        self.samples: list[int] = []
+        self.samples: list[tuple[float, int]] = []  # (seconds since the run began, runnable tasks)
+        self._began = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, name="host-load", daemon=True)
 
@@ -65,10 +71,11 @@ class HostLoad:
         while not self._stop.is_set():
             found = runnable_tasks()
             if found is not None:
-                self.samples.append(found)
+                self.samples.append((time.monotonic() - self._began, found))
             self._stop.wait(SAMPLE_EVERY_S)
 
     def __enter__(self) -> HostLoad:
+        self._began = time.monotonic()
         self._thread.start()
         return self
 
@@ -76,12 +83,20 @@ class HostLoad:
         self._stop.set()
         self._thread.join()
 
-    @property
-    def busy(self) -> bool:
-        """More tasks wanted a CPU, on average, than the host has CPUs (the run's own included)."""
-        return bool(self.samples) and statistics.fmean(self.samples) > self.cpus
+    def counts(self, until_s: float | None = None) -> list[int]:
+        """The samples taken in the run's first ``until_s`` seconds (all of them: None).
 
-    def summary(self) -> dict[str, Any]:
-        mean = round(statistics.fmean(self.samples), 2) if self.samples else None
-        return {"runnable_mean": mean, "runnable_max": max(self.samples, default=None), "cpus": self.cpus,
-                "samples": len(self.samples), "busy": self.busy}
+        The judge starts after the run began, so its own "``until_s`` seconds after I started"
+        comes later than this one: every sample kept was taken before that moment."""
+        return [count for at, count in self.samples if until_s is None or at <= until_s]
+
+    def busy(self, until_s: float | None = None) -> bool:
+        """More tasks wanted a CPU, on average, than the host has CPUs (the run's own included)."""
+        counts = self.counts(until_s)
+        return bool(counts) and statistics.fmean(counts) > self.cpus
+
+    def summary(self, until_s: float | None = None) -> dict[str, Any]:
+        counts = self.counts(until_s)
+        mean = round(statistics.fmean(counts), 2) if counts else None
+        return {"runnable_mean": mean, "runnable_max": max(counts, default=None), "cpus": self.cpus,
+                "samples": len(counts), "busy": self.busy(until_s)}

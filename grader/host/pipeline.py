@@ -10,18 +10,24 @@ alarmed and the run is retried (INTERNAL_ERROR). A missing result is either a li
 sandbox enforced on the whole run (the student's doing: TIME_LIMIT, MEMORY_LIMIT,
 OUTPUT_LIMIT) or our own fault (INTERNAL_ERROR, retried). What the judge and this module
 agree on is in grader/contract.py.
+
+Nothing of what a student's process did after it saw a hidden input reaches the verdict but
+whether each hidden check passed: a hidden check's row is rebuilt here from its name and
+points alone (``shown_rows``), and the host's load is summarised up to the judge's first
+hidden input (``before_hidden_s``), so neither a kind of failure nor tasks spun up then shows.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
 import logging
+import math
 import secrets
 from pathlib import Path
 from typing import Any, Literal
 
 from grader import contract
-from grader.contract import ContractError, Kind, Manifest, ResultDocument
+from grader.contract import CheckRow, ContractError, Kind, Manifest, ResultDocument
 from grader.host.load import HostLoad, host_hardware
 from grader.host.spec import ExerciseSpec
 from grader.host.verdict import Usage, Verdict, overall_kind, score_of
@@ -33,6 +39,8 @@ log = logging.getLogger(__name__)
 HARNESS_ARGV = ("python3", "-m", "grader.harness", OUTPUT_DIR)
 GRADER_DIR = Path(__file__).resolve().parent.parent
 _OUTCOME_VERDICTS = {"timeout": Kind.TIME_LIMIT, "memory": Kind.MEMORY_LIMIT, "output_limit": Kind.OUTPUT_LIMIT}
+_LIMIT_TEXTS = {
+    "timeout": "time limit reached", "memory": "memory limit reached", "output_limit": "output limit reached"}
 
 
 Attempt = Literal["only", "first", "last"]
@@ -68,12 +76,41 @@ def _grade_once(exercise: ExerciseSpec, code: str, sandbox: Sandbox, seed: int, 
         outcome = sandbox.run(bundle, argv=HARNESS_ARGV, limits=sandbox_limits(exercise), options=options)
     verdict = verdict_from(outcome, exercise, key)
     if verdict.perf is not None:
-        verdict.perf["host_load"] = load.summary()
+        before_hidden = _before_hidden_s(verdict.perf)
+        verdict.perf["host_load"] = load.summary(until_s=before_hidden)
         runtime = getattr(sandbox, "runtime", None)
         verdict.perf["host"] = {**host_hardware(), "sandbox": sandbox.name + (f" ({runtime})" if runtime else "")}
         if not settle:
-            verdict.unsettled = unsettled_speed(verdict, busy=load.busy)
+            verdict.unsettled = unsettled_speed(verdict, busy=load.busy(until_s=before_hidden))
     return verdict
+
+
+def _before_hidden_s(perf: dict[str, Any]) -> float:
+    """Seconds from the judge's start to its first hidden input; 0 when the judge did not say
+    (a result from before it did: then no sample is shown, rather than one from after)."""
+    value = perf.get("before_hidden_s", 0.0)
+    if value is None:  # no hidden input was sent: the whole run
+        return math.inf
+    return float(value) if type(value) in (int, float) and value >= 0 else 0.0
+
+
+def shown_rows(rows: list[CheckRow], exercise: ExerciseSpec) -> list[CheckRow]:
+    """The judge's rows as a student may see them: a hidden check's row rebuilt from its name,
+    points and title alone (contract.hidden_failure when it failed), whatever the judge wrote."""
+    hidden = {check.name for check in exercise.checks if not check.visible and not check.perf}
+    shown = []
+    for row in rows:
+        if row.name in hidden:
+            rebuilt = (
+                CheckRow(name=row.name, passed=True, visible=False, message=contract.MESSAGES["check.passed"],
+                         points=row.max_points, max_points=row.max_points, message_id="check.passed", title=row.title)
+                if row.passed else contract.hidden_failure(row.name, row.max_points, row.title))
+            if rebuilt != row:
+                log.error("exercise %s: the judge wrote hidden check %s with more than its fixed form", exercise.id,
+                          row.name)
+            row = rebuilt
+        shown.append(row)
+    return shown
 
 
 def unsettled_speed(verdict: Verdict, *, busy: bool) -> list[str]:
@@ -170,9 +207,12 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec, key: bytes) -> Verdic
             problem = str(error)
     if document is None:
         if outcome.status in _OUTCOME_VERDICTS:
+            # Which limit, without its numbers: the run may have been stopped after a hidden
+            # input reached the student, whose process then chose how long and how much.
             kind = _OUTCOME_VERDICTS[outcome.status]
             return Verdict.without_checks(
-                kind, f"the whole run was stopped: {_status_text(outcome)}", notes=notes, **common
+                kind, f"the whole run was stopped: {_LIMIT_TEXTS[outcome.status]}", notes=notes,
+                operator_log=[f"the whole run was stopped: {_status_text(outcome)}"], **common
             )
         # The judge's stderr is a traceback that names hidden files: for the operators only.
         operator_log = _judge_stderr(outcome)
@@ -191,10 +231,11 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec, key: bytes) -> Verdic
         return Verdict.internal_error("the judge failed: " + document.internal_error[-200:], notes=notes, **common)
     if not document.checks:
         return Verdict.internal_error("the judge reported no checks", notes=notes, **common)
+    checks = shown_rows(document.checks, exercise)
     return Verdict(
-        verdict=overall_kind(document.checks),
-        score=score_of(document.checks),
-        checks=document.checks,
+        verdict=overall_kind(checks),
+        score=score_of(checks),
+        checks=checks,
         perf=document.perf,
         stdout=document.stdout,
         stderr=document.stderr,

@@ -37,6 +37,9 @@ CATALOGUE: dict[str, str] = {
         "your code changed its input (argument %(argument)s) in place; leave the inputs untouched"),
     "error.raised": gettext_noop("your code raised %(type)s"),
     "error.unusable_value": gettext_noop("the judge could not use what your code returned"),
+    # Every failure of a hidden check, whatever went wrong inside (grader/contract.py HIDDEN_FAILED).
+    "hidden.failed": gettext_noop("a hidden check failed"),
+    # A performance case's failure other than its measurement (and hidden checks stored before hidden.failed).
     "hidden.wrong_answer": gettext_noop("wrong answer on a hidden case"),
     "hidden.time_limit": gettext_noop("time limit reached on a hidden case"),
     "hidden.too_slow": gettext_noop("too slow on a hidden performance case"),

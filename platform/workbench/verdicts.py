@@ -18,7 +18,7 @@ from typing import Any
 
 from django.utils.translation import get_language, gettext, ngettext
 
-from grader.contract import NOT_LOADED
+from grader.contract import HIDDEN_FAILED, NOT_LOADED
 from grader.host.performance import interval_text, overall_ratio, ratio_text
 from workbench.messages import VERDICT_NAMES, duration, render
 
@@ -211,7 +211,9 @@ def _stopped(kind: str, rows: list[dict[str, Any]]) -> tuple[str | None, int | N
     passed, and the visible ones say they did not run because the code did not load."""
     if not rows or any(r.get("passed") for r in rows) or kind not in ("SYNTAX_ERROR", "RUNTIME_ERROR"):
         return None, None
-    if kind == "RUNTIME_ERROR" and not all(r.get("kind") == "RUNTIME_ERROR" for r in rows):
+    # A failed hidden check is a wrong answer however it failed (HIDDEN_FAILED): it says nothing here.
+    told = [r for r in rows if r.get("message_id") != HIDDEN_FAILED]
+    if kind == "RUNTIME_ERROR" and not all(r.get("kind") == "RUNTIME_ERROR" for r in told):
         return None, None
     error = next((_load_error(r) for r in rows if r.get("visible") and _load_error(r)), None)
     if error is None:

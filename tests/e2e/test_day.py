@@ -184,3 +184,23 @@ def test_hints_open_one_at_a_time_on_the_exercise_page(live_server, chromium, da
         assert list(ada.hint_reveals.values_list("number", flat=True)) == [1, 2, 3]
     finally:
         page.context.close()
+
+
+HIDDEN_FAILED = {"en": "a hidden check failed", "zh-hans": "一项隐藏检查未通过"}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_failed_hidden_check_says_only_that_it_failed(live_server, chromium, day, language):
+    # Issue 21, invariant 4: however a hidden check failed, its row reads the same.
+    ada = make.user("ada")
+    failed = graded(ada, "hidden_failed")
+    page = signed_in(chromium, live_server.url, ada, language)
+    try:
+        page.goto(f"{live_server.url}/submissions/{failed.pk}/")
+        row = page.locator('li.check[data-name="same_graph_new_feeds"]')
+        row.locator("summary").click()
+        expect(row.locator(".message")).to_have_text(HIDDEN_FAILED[language])
+        expect(row.locator(".tag")).to_be_visible()
+        at_both_widths(page, f"{language}-verdict-hidden-failed")
+    finally:
+        page.context.close()

@@ -20,7 +20,7 @@ from testbed.exercises import TOML, make_exercise
 from tests.grader.factories import REPO
 
 SECRET = "hidden-input-4242"
-FIXED_HIDDEN_TEXTS = {MESSAGES[i] for i in HIDDEN.values()} | {MESSAGES["check.passed"]}
+FIXED_HIDDEN_TEXTS = {MESSAGES[i] for i in HIDDEN.values()} | {MESSAGES["check.passed"], MESSAGES["hidden.failed"]}
 
 # One visible check, one hidden check fed a secret, one perf case: small and quick.
 CHECKS = f"""\
@@ -274,7 +274,11 @@ def hostile_replies() -> tuple[str, str, str]:
 
 def test_a_hostile_reply_is_the_students_runtime_error(tmp_path, sandbox):
     checks, solution, student = hostile_replies()
-    verdict = grade(exercise(tmp_path, checks=checks, solution=solution, toml=TOML), student, sandbox)
+    # Every check visible: a hidden one would say only that it failed, whatever the reply was.
+    names = ["adds_small_numbers"] + [f"adds_small_numbers_{name}" for name in list(REPLY_PATCHES)[1:]]
+    toml = TOML.replace('visible = ["adds_small_numbers"]', f"visible = {json.dumps(names)}")
+    assert toml != TOML
+    verdict = grade(exercise(tmp_path, checks=checks, solution=solution, toml=toml), student, sandbox)
     assert verdict.verdict == Kind.RUNTIME_ERROR, summary(verdict)
     assert [str(c.kind) for c in verdict.checks] == ["RUNTIME_ERROR"] * len(REPLY_PATCHES), summary(verdict)
     shown = student_view(verdict)

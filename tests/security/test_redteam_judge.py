@@ -13,6 +13,7 @@ import pytest
 
 from grader.contract import Kind
 from grader.host import Verdict, grade, load_exercise
+from grader.host.load import SAMPLE_EVERY_S
 from testbed.exercises import TOML, make_exercise
 from tests.grader.factories import REPO
 
@@ -254,45 +255,117 @@ def test_the_trusted_processes_proc_files_are_not_the_students_to_read(tmp_path,
             "/proc/<pid>/fd of the bootstrap, zygote, judge and reference (root and the trusted "
             "twin), where Linux refuses them. Nothing secret is there today (the secret travels "
             "on a descriptor the judge has already closed, the pipes cannot be reopened), but "
-            "the trusted side's memory layout is the student's to read. Needs hidepid on the "
-            "sandbox's /proc or a newer runsc; not contained enough to change in this round.")))
+            "the trusted side's memory layout is the student's to read. hidepid does not help: runsc "
+            "(release 20221219 here) mounts a new proc with -o hidepid=2 or hidepid=invisible and "
+            "ignores the option (a nobody process still reads root's /proc/1/environ there), refuses "
+            "a remount of /proc, and has no flag for it (google/gvisor#185, hidepid support, is open). "
+            "What would close it is a PID namespace per student family: the zygote unsharing "
+            "CLONE_NEWPID|CLONE_NEWNS for the student's worker and mounting a /proc of its own, so "
+            "no trusted pid is there to name; it changes how the judge finds, freezes and times "
+            "the student's processes on every backend, beyond a contained change.")))
     verdict = probed(tmp_path, sandbox)
     assert "PEEKED []" in verdict.stdout, verdict.stdout
 
 
-# --- 3. reading a hidden input through the kind of a hidden row's failure --------------------
+# --- 3. reading a hidden input through how a hidden check fails ------------------------------
 
 HIDDEN_CHECKS = CHECKS.split("@perf")[0] + """
 @check(points=1)
 def echoes_a_constant_hidden_input(student, reference, rng):
     close(student.echo(SECRET), reference.echo(SECRET))
 """
-# The student fails the hidden check either way, but picks how by one bit of the hidden
-# input: raise (RUNTIME_ERROR) or a wrong answer (WRONG_ANSWER). A row per kind shows the bit.
+# The student fails the hidden check every time, but picks how by the hidden input's last
+# digit: a wrong answer, an exception, a timeout, too much output, a wrong answer after
+# printing to stdout and stderr, or memory. Before issue 21's rule each had a row text and a
+# verdict kind of its own: over two bits of the hidden input per check and grading.
 BIT_READER = SOLUTION + """
+import sys
+
+print("loaded")
+
 def echo(text):
-    if ord(text[-1]) % 2:
-        raise ValueError("odd")
-    return "even"
+    way = int(text[-1])
+    if way == 1:
+        raise ValueError(text)
+    if way == 2:
+        time.sleep(600)
+    if way == 3:
+        print(text * 100_000)
+    if way == 4:
+        print(text, flush=True)
+        print(text, file=sys.stderr, flush=True)
+    if way == 5:
+        return bytearray(2 ** 40)
+    return "wrong"
+"""
+MEMORY = 5
+
+
+def shown_to_the_student(verdict: Verdict) -> tuple:
+    """Everything of a verdict that the student's pages and the API are made from."""
+    return (str(verdict.verdict), verdict.score, [row.to_dict() for row in verdict.checks], verdict.stdout,
+            verdict.stderr, verdict.notes, verdict.unsettled)
+
+
+def read_by_failing(tmp_path, sandbox, ways) -> list[tuple]:
+    shown = []
+    for way in ways:
+        checks = f"SECRET = 'hidden-input-{way}'\n" + HIDDEN_CHECKS
+        solution = SOLUTION + "\ndef echo(t):\n    return t\n"
+        verdict = grade(exercise(tmp_path / str(way), checks=checks, solution=solution, toml=TOML), BIT_READER, sandbox)
+        shown.append(shown_to_the_student(verdict))
+    return shown
+
+
+def test_a_hidden_rows_failure_does_not_depend_on_the_hidden_input(tmp_path, sandbox):
+    shown = read_by_failing(tmp_path, sandbox, range(MEMORY))
+    assert all(seen == shown[0] for seen in shown), shown
+    verdict, score, rows, stdout, *_ = shown[0]
+    assert verdict == Kind.PARTIAL and [(row["passed"], row["message_id"], row["kind"]) for row in rows] == [
+        (True, "check.passed", None), (False, "hidden.failed", "WRONG_ANSWER")]
+    assert stdout == "loaded\n\n[output printed during hidden checks is not shown]"  # printed then or not
+
+
+def test_running_out_of_memory_on_a_hidden_input_reads_as_any_failure(tmp_path, sandbox, request):
+    if sandbox.name == "docker-runsc":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "gVisor does not enforce RLIMIT_DATA and lends no memory cgroup to the student's process "
+            "family, so a student that fills memory after it saw a hidden input takes the whole sandbox "
+            "down: the verdict is MEMORY_LIMIT with no rows instead of a failed hidden check, one bit per "
+            "grading (and the grading's score). Closing it needs a per-process memory bound inside gVisor "
+            "(RLIMIT_AS breaks torch's address-space reservations) or a result the host can read after "
+            "the sandbox was killed.")))
+    shown = read_by_failing(tmp_path, sandbox, (0, MEMORY))
+    assert shown[0] == shown[1], shown
+
+
+# The host's load while the grading ran is shown under "How it was measured", and a process
+# that saw a hidden input could spin up tasks, or not: the summary stops at the first hidden
+# input. The sampler takes one sample per SAMPLE_EVERY_S at most, so a summary that kept a
+# sample from the hidden phase would hold more than the time before it allows.
+LOAD_SPINNER = SOLUTION + """
+import os
+
+def echo(text):
+    children = [pid for pid in (os.fork() for _ in range(2)) if pid]
+    if not children:
+        burn(1.5)
+        os._exit(0)
+    burn(1.5)
+    for pid in children:
+        os.waitpid(pid, 0)
+    return "wrong"
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "A hidden row shows the kind of its failure (its fixed text is per kind, and the verdict's "
-    "kind follows), and the student's process picks the kind after it saw the hidden input: "
-    "RUNTIME_ERROR, WRONG_ANSWER, TIME_LIMIT, MEMORY_LIMIT or OUTPUT_LIMIT, over 2 bits per "
-    "hidden check and grading. Inputs drawn from the secret seed change every grading, but a "
-    "constant hidden input in checks.py can be read out over resubmissions and then hard-coded. "
-    "Closing it means one text (and one verdict kind) for every failure of a hidden check: a "
-    "product decision beyond this round, so it stays open."))
-def test_a_hidden_rows_failure_does_not_depend_on_the_hidden_input(tmp_path, sandbox):
-    shown = []
-    for secret in ("hidden-input-4242", "hidden-input-4243"):
-        checks = f"SECRET = {secret!r}\n" + HIDDEN_CHECKS
-        verdict = grade(exercise(tmp_path / secret, checks=checks, solution=SOLUTION + "\ndef echo(t):\n    return t\n",
-                                 toml=TOML), BIT_READER, sandbox)
-        shown.append((str(verdict.verdict), [(c.name, str(c.kind), c.message_id) for c in verdict.checks]))
-    assert shown[0] == shown[1], shown
+def test_the_hosts_load_is_shown_only_up_to_the_first_hidden_input(tmp_path, sandbox):
+    checks = "SECRET = 'hidden-input-0'\n" + HIDDEN_CHECKS + "\n" + "@perf" + CHECKS.split("@perf")[1]
+    solution = SOLUTION + "\ndef echo(t):\n    return t\n"
+    verdict = grade(exercise(tmp_path, checks=checks, solution=solution), LOAD_SPINNER, sandbox)
+    assert [c.passed for c in verdict.checks] == [True, True, False], summary(verdict)
+    before_hidden_s = verdict.perf["before_hidden_s"]
+    assert 0 < before_hidden_s < verdict.usage.wall_s - 1.5  # the hidden phase spun for 1.5 s after it
+    assert verdict.perf["host_load"]["samples"] <= before_hidden_s / SAMPLE_EVERY_S + 1, verdict.perf
 
 
 # --- 4. a property measured inside the student's process ---------------------------------------

@@ -19,6 +19,7 @@ from grader.contract import Kind, ResultDocument
 from grader.harness import stats
 from grader.host.pipeline import bundle_for
 from grader.host.spec import load_exercise
+from grader.host.verdict import overall_kind
 from testbed.exercises import CHECKS, TOML, make_exercise
 
 SOLUTION = "def add(a, b):\n    return a + b\n"
@@ -64,12 +65,15 @@ def test_a_wrong_answer_is_explained_on_visible_checks_only(tmp_path, spec):
     visible, hidden = document.checks
     assert visible.visible and visible.kind == Kind.WRONG_ANSWER and "expected 5" in visible.message
     assert not hidden.visible and hidden.kind == Kind.WRONG_ANSWER
-    assert hidden.message == "wrong answer on a hidden case" and hidden.points == 0.0
+    assert hidden.message == "a hidden check failed" and hidden.points == 0.0
 
 
 def test_a_syntax_error_stops_every_check(tmp_path, spec):
     document, _ = judge(tmp_path, spec, "def add(a, b)\n    return a\n")
-    assert {row.kind for row in document.checks} == {Kind.SYNTAX_ERROR}
+    assert {row.kind for row in document.checks if row.visible} == {Kind.SYNTAX_ERROR}
+    # A hidden check's row says only that it failed, even here; the verdict still names the error.
+    assert {row.message_id for row in document.checks if not row.visible} == {"hidden.failed"}
+    assert overall_kind(document.checks) == Kind.SYNTAX_ERROR
     assert any(note.startswith("SyntaxError") and "line 1" in note for note in document.notes)
 
 
@@ -82,7 +86,8 @@ def test_a_row_carries_its_fields_so_that_nobody_reads_them_back_out_of_text(tmp
     document, _ = judge(tmp_path, spec, "def add(a, b):\n    x = 1\n    return a + b + None\n")
     visible, hidden = document.checks
     assert visible.message_id == "error.raised" and visible.line == 3
-    assert hidden.message_id == "hidden.runtime_error" and hidden.line is None
+    # Raised, not a wrong answer, but a hidden check's row says only that it failed.
+    assert (hidden.message_id, hidden.kind, hidden.line) == ("hidden.failed", Kind.WRONG_ANSWER, None)
 
 
 def test_a_syntax_error_row_says_its_line_and_carries_the_error(tmp_path, spec):

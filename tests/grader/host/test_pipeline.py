@@ -63,7 +63,7 @@ def test_a_wrong_answer_says_what_was_wrong_on_visible_checks_only(exercise, san
     example = next(c for c in verdict.checks if c.name == "runs_the_article_example")
     assert not example.passed and "expected 10, got 11" in example.message
     hidden = next(c for c in verdict.checks if c.name == "random_graphs_in_any_order")
-    assert not hidden.visible and hidden.message == "wrong answer on a hidden case"
+    assert not hidden.visible and hidden.message == "a hidden check failed"
 
 
 def test_a_traceback_ends_at_the_students_own_line(exercise, sandbox):
@@ -92,7 +92,8 @@ def test_an_endless_loop_is_a_time_limit(tmp_path, sandbox):
     spec = load_exercise(make_exercise(tmp_path / "ex"))
     verdict = grade(spec, "def add(a, b):\n    while True:\n        pass\n", sandbox)
     assert verdict.verdict == Kind.TIME_LIMIT
-    assert all(c.kind == Kind.TIME_LIMIT for c in verdict.checks)
+    assert all(c.kind == Kind.TIME_LIMIT for c in verdict.checks if c.visible)
+    assert all(c.message_id == "hidden.failed" for c in verdict.checks if not c.visible)  # however it failed
 
 
 def test_the_bundle_carries_the_contract_and_the_harness_but_not_the_host_side(exercise):
@@ -112,8 +113,11 @@ def test_the_engines_ship_only_with_an_exercise_that_imports_them(tmp_path, exer
 
 
 def test_a_missing_result_after_a_timeout_is_the_students_time_limit(exercise):
-    verdict = verdict_from(outcome("timeout", exit_code=None), exercise, KEY)
+    verdict = verdict_from(outcome("timeout", exit_code=None, wall_s=73.25, cpu_s=12.5), exercise, KEY)
     assert verdict.verdict == Kind.TIME_LIMIT and not verdict.is_internal_error
+    # How long and how much, after a hidden input may have reached the student: the operators' only.
+    assert verdict.notes == ["the whole run was stopped: time limit reached"]
+    assert "73.2 s wall, 12.5 s CPU" in verdict.operator_log[0]
 
 
 def test_a_missing_result_otherwise_is_our_fault(exercise):
@@ -142,6 +146,24 @@ def test_the_judges_document_becomes_the_verdict(exercise):
     verdict = verdict_from(outcome(files={"out/result.json": data}, notes=["sandbox note"]), exercise, KEY)
     assert (verdict.verdict, verdict.score, verdict.checks) == (Kind.PARTIAL, round(1 / 3, 4), rows)
     assert verdict.stdout == "printed" and verdict.notes == ["judge note", "sandbox note"]
+
+
+def test_a_hidden_checks_row_is_rebuilt_from_its_name_and_points_alone(exercise):
+    # Whatever the judge wrote for a hidden check (a kind, a text, values), the student is
+    # shown that it failed, as a wrong answer, and nothing else (DESIGN invariant 4).
+    hidden = next(c for c in exercise.checks if not c.visible and not c.perf)
+    told = CheckRow(hidden.name, False, False, "your program was killed by SIGKILL", 0.0, hidden.points,
+                    Kind.TIME_LIMIT, message_id="stop.killed", message_params={"signal": "SIGKILL"},
+                    title={"en": "Hidden"}, expected="1", got="2", line=7)
+    passed = CheckRow(hidden.name, True, False, "passed", hidden.points, hidden.points, None,
+                      message_id="check.passed", line=3)
+    failed = contract.hidden_failure(hidden.name, hidden.points, {"en": "Hidden"})
+    assert (failed.message_id, failed.kind, failed.message_params) == ("hidden.failed", Kind.WRONG_ANSWER, {})
+    for row, shown, kind in ((told, failed, Kind.WRONG_ANSWER),
+                             (passed, dataclasses.replace(passed, line=None), Kind.ACCEPTED)):
+        data = ResultDocument(checks=[row]).to_json()
+        verdict = verdict_from(outcome(files={"out/result.json": data}), exercise, KEY)
+        assert (verdict.checks, verdict.verdict) == ([shown], kind)
 
 
 TORCH_CHECKS = """\

@@ -6,6 +6,8 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
+from grader import contract
+
 pytestmark = pytest.mark.django_db
 
 
@@ -125,3 +127,26 @@ def test_each_timing_says_the_machine_it_came_from_its_load_and_clock(client, gr
 def test_a_verdict_stored_before_the_machine_was_recorded_shows_no_machine(client, graded):
     page = page_of(client, graded("accepted"))
     assert "How it was measured" in page and "Timed on" not in page
+
+
+def test_a_failed_hidden_check_says_only_that_it_failed_in_either_language(client, graded):
+    # Recorded from the judge: a mutant that passes every visible check and fails one hidden one.
+    submission = graded("hidden_failed")
+    hidden = next(c for c in submission.result["checks"] if c["message_id"] == "hidden.failed")
+    english = page_of(client, submission)
+    row = english.split(f'data-name="{hidden["name"]}"')[1].split("</li>")[0]
+    assert '<p class="message">a hidden check failed</p>' in row and "<dt>" not in row and "traceback" not in row
+    chinese = page_of(client, submission, "zh-hans")
+    assert '<p class="message">一项隐藏检查未通过</p>' in chinese.split(f'data-name="{hidden["name"]}"')[1]
+
+
+def test_a_load_error_is_one_block_when_hidden_rows_say_only_that_they_failed(client, graded):
+    # Since every failed hidden check is a wrong answer, a load error's hidden rows are too.
+    submission = graded("load_error")
+    submission.result["checks"] = [
+        row if row["visible"] or row["name"] == "plan_once_run_many"
+        else contract.hidden_failure(row["name"], row["max_points"]).to_dict()
+        for row in submission.result["checks"]]
+    submission.save()
+    page = page_of(client, submission)
+    assert "Your code raised an error while loading (line 1), so no check could run." in page
