@@ -82,8 +82,9 @@ def _points(item: InterviewItem) -> float:
 
 
 def _pending(item: InterviewItem) -> bool:
-    coding = item.kind == InterviewItem.Kind.CODING and item.submission is not None
-    return coding and not SUBMISSION_JOB.progress_of(item.submission).finished
+    if item.kind != InterviewItem.Kind.CODING or item.submission is None:
+        return False
+    return not SUBMISSION_JOB.progress_of(item.submission).finished
 
 
 def topic_percentages(attempt: InterviewAttempt) -> dict[str, tuple[float, float]]:
