@@ -11,10 +11,6 @@ TREES = ("platform", "grader", "sandbox", "graphdojo", "bench", "testbed")
 
 # (file, function) -> why its imports must wait until it runs. Keep this short.
 WAITING_IMPORTS = {
-    ("grader/harness/wire.py", "compile_function"): "torch only when a check's function names it: "
-    "a numpy grading's processes never import torch",
-    ("grader/harness/wire.py", "_decode"): "torch only for a torch tensor on the wire (as above)",
-    ("grader/harness/worker.py", "gradients"): "torch only when a check asks for gradients (as above)",
     ("sandbox/__init__.py", "open_sandbox"): "each backend brings its own system libraries (the docker SDK, "
     "seccomp): only the chosen one is imported",
     ("sandbox/__init__.py", "docker_available"): "the docker SDK is optional: `make run` works without it",
