@@ -16,11 +16,11 @@ import errno
 import functools
 import json
 import os
-import sys
 import resource
 import secrets
 import select
 import signal
+import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
