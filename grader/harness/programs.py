@@ -496,8 +496,12 @@ class Program:
             reason = errno.errorcode.get(error.errno or 0, "OSError")
             raise ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.cannot_start", reason=reason)) from None
         self.loaded = False
-        if self.process.rules:  # a fresh interpreter: its imports are not the program's time
-            self._exchange({"op": "ready"}, [], STARTUP_TIMEOUT_S)
+        if self.process.rules:  # a fresh interpreter: its imports are not the program's time, nor timed
+            watched, self._watched = self._watched, None
+            try:
+                self._exchange({"op": "ready"}, [], STARTUP_TIMEOUT_S)
+            finally:
+                self._watched = watched
         source = self.process.program.read_bytes()  # read here, as root: the worker cannot read the bundle
         load = {"op": "load", "filename": f"{self.module_name}.py", "module": self.module_name}
         reply, _, elapsed = self._exchange(load, [source], timeout)
