@@ -44,7 +44,8 @@ def failed(verdict) -> list[str]:
 # as a class: the student's worker of an exercise with rules is a fresh interpreter that never
 # loads a banned module, drops a banned submodule its frameworks imported, and refuses every
 # later import of one, whoever asks (grader/guard.py). What a library keeps of a dropped
-# submodule is the one sibling left (the last test of this section).
+# submodule is the one sibling left (the last test of this section). All on every backend: the
+# student's worker starts differently there (a fresh interpreter, under gVisor too).
 
 SHAPE_INFERENCE = EXERCISES / "shape-inference"
 BROADCAST_AUTOGRAD = EXERCISES / "broadcast-autograd"
@@ -69,13 +70,13 @@ np = next(o for o in gc.get_objects() if type(o).__name__ == "module" and getatt
 """)
 
 
-def test_a_banned_module_is_not_reachable_through_the_harness_modules(two_backends):
-    verdict = grade(load_exercise(SHAPE_INFERENCE), NUMPY_FROM_THE_WIRE, two_backends)
+def test_a_banned_module_is_not_reachable_through_the_harness_modules(every_backend):
+    verdict = grade(load_exercise(SHAPE_INFERENCE), NUMPY_FROM_THE_WIRE, every_backend)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
 
 
-def test_a_banned_module_is_not_found_among_the_live_objects(two_backends):
-    verdict = grade(load_exercise(SHAPE_INFERENCE), NUMPY_FROM_GC, two_backends)
+def test_a_banned_module_is_not_found_among_the_live_objects(every_backend):
+    verdict = grade(load_exercise(SHAPE_INFERENCE), NUMPY_FROM_GC, every_backend)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
 
 
@@ -91,8 +92,8 @@ def _torch_through_compile_function() -> str:
     return re.sub(r"\btorch\.", "T.", source)
 
 
-def test_a_banned_module_is_not_imported_by_a_harness_function_for_the_student(two_backends):
-    verdict = grade(load_exercise(BROADCAST_AUTOGRAD), _torch_through_compile_function(), two_backends)
+def test_a_banned_module_is_not_imported_by_a_harness_function_for_the_student(every_backend):
+    verdict = grade(load_exercise(BROADCAST_AUTOGRAD), _torch_through_compile_function(), every_backend)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
 
 
@@ -157,8 +158,8 @@ def checkpoint(fn, *args):
     "refusing stand-in cannot take its place: torch needs the real classes to import at all. "
     "Closing it: an attribute-level ban (refuse the library's own function, not its module), or "
     "an exercise whose banned API torch does not import for itself."))
-def test_a_banned_submodule_that_torch_keeps_parts_of_is_not_found_among_the_live_objects(two_backends):
-    verdict = grade(load_exercise(CHECKPOINT), CHECKPOINT_FROM_GC, two_backends)
+def test_a_banned_submodule_that_torch_keeps_parts_of_is_not_found_among_the_live_objects(every_backend):
+    verdict = grade(load_exercise(CHECKPOINT), CHECKPOINT_FROM_GC, every_backend)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
 
 # --- 2. a fact measured inside the student's process -----------------------------------------
