@@ -18,49 +18,38 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import connection
+from django.db.models import Count
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+import config.wsgi  # noqa: F401 - the site set up as the web process is (it freezes the start-up objects)
+from accounts.models import User
+from catalog.models import Exercise
+from courses.models import Course, Membership
+from grading.dispatch import SUBMISSION_JOB
+from grading.jobs import Job, job_store
+from grading.models import Submission
+from grading.work import submission_verdict
+from leaderboards.board_cache import ranking_key
+
 RESULTS = Path(__file__).resolve().parent / "results"
-ROOT = Path(__file__).resolve().parents[1]
 RUNS = int(os.environ.get("BENCH_RUNS", "40"))
 TARGET_MS, TARGET_QUERIES = 150, 10
 
 
-def setup_django() -> None:
-    sys.path.insert(0, str(ROOT / "platform"))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
-    import django
-
-    django.setup()
-
-
 def main() -> None:
-    setup_django()
-    from django.conf import settings
-    from django.core.cache import cache
-    from django.core.management import call_command
-    from django.db import connection
-    from django.db.models import Count
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
-
-    from accounts.models import User
-    from catalog.models import Exercise
-    from courses.models import Course, Membership
-    from grading.dispatch import SUBMISSION_JOB
-    from grading.jobs import Job, job_store
-    from grading.models import Submission
-    from grading.work import submission_verdict
-    from leaderboards.board_cache import ranking_key
-
     if connection.vendor != "postgresql":
         print("leaderboards bench skipped: set DATABASE_URL to a PostgreSQL database of its own")
         return
     settings.ALLOWED_HOSTS = ["*"]
-    import config.wsgi  # noqa: F401 - set up as the web process is (it freezes the start-up objects)
     call_command("migrate", verbosity=0)
     if not User.objects.filter(username__startswith="bench-").exists():
         started = time.monotonic()

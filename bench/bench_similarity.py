@@ -28,25 +28,30 @@ import json
 import os
 import random
 import statistics
-import sys
 import time
 import zlib
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.test import Client
+from django.test.utils import CaptureQueriesContext, setup_test_environment
+from django.utils import timezone
+
+from accounts.models import User
+from catalog.models import Exercise, ExerciseVersion
+from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership
+from grading.models import Submission
+from similarity.fingerprints import MIN_PRINTS, THRESHOLD, WINDOW, K, fingerprint, score
+from similarity.services import fingerprint_store
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parents[1]
 COPIES = int(os.environ.get("BENCH_COPIES", "3"))
 RUNS = int(os.environ.get("BENCH_RUNS", "10"))
 STUDENTS = 500
-
-sys.path.insert(0, str(ROOT / "platform"))
-
-from similarity.fingerprints import MIN_PRINTS, THRESHOLD, fingerprint, score  # noqa: E402
-
-if TYPE_CHECKING:  # the models import only once render_time() has set Django up
-    from accounts.models import User
 
 # -- disguises -------------------------------------------------------------------------------
 
@@ -314,14 +319,6 @@ def _generated_program(rng: random.Random) -> str:
 def _assignment_with_students(programs: list[str]) -> tuple[User, str]:
     """A course of len(programs) students, one assignment of one exercise, each student's
     counted submission one of ``programs``, fingerprinted as the task would."""
-    from django.utils import timezone
-
-    from accounts.models import User
-    from catalog.models import Exercise, ExerciseVersion
-    from courses.models import Assignment, AssignmentItem, Course, ItemScore, Membership
-    from grading.models import Submission
-    from similarity.services import fingerprint_store
-
     tag = f"sim{time.time_ns()}"
     instructor = User.objects.create_user(username=f"{tag}-teacher", password="a-long-password-1", role="instructor")
     course = Course.objects.create(title_en="Similarity", title_zh="相似度", term="bench", created_by=instructor)
@@ -358,15 +355,6 @@ def _assignment_with_students(programs: list[str]) -> tuple[User, str]:
 
 
 def render_time() -> dict[str, Any]:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-    from django.db import connection, transaction
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext, setup_test_environment
-
     call_command("migrate", verbosity=0)
     setup_test_environment()
     rng = random.Random(27)
@@ -402,8 +390,6 @@ def render_time() -> dict[str, Any]:
 
 
 def main() -> None:
-    from similarity.fingerprints import WINDOW, K
-
     threshold = float(os.environ.get("SIMILARITY_THRESHOLD", str(THRESHOLD)))
     started = time.perf_counter()
     result: dict[str, Any] = {"k": K, "window": WINDOW, **quality(threshold)}
@@ -444,7 +430,3 @@ def main() -> None:
     lines += [f"Load average at the end: {result['load_average']:.1f}.", ""]
     (RESULTS / "similarity.md").write_text("\n".join(lines))
     print("\n".join(lines))
-
-
-if __name__ == "__main__":
-    main()

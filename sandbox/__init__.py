@@ -24,7 +24,9 @@ from sandbox.config import (
     SandboxConfigError,
     sandbox_config,
 )
-from sandbox.runtime.names import OUTPUT_DIR
+from sandbox.docker import DockerSandbox, docker_available, remove_orphans
+from sandbox.framing import OUTPUT_DIR
+from sandbox.local import LocalSandbox
 
 __all__ = [
     "DEFAULT_IMAGE",
@@ -64,39 +66,12 @@ def open_sandbox(config: SandboxConfig) -> Sandbox:
     if isinstance(config, AutoConfig):
         docker_here = docker_available(config.docker.image, config.docker.docker_base_url)
         config = config.docker if docker_here else config.local
-    # Imported on demand: the docker backend needs the docker SDK, which a local-only host may lack.
     if isinstance(config, LocalConfig):
-        from sandbox.local import LocalSandbox
-
         return LocalSandbox(config)
-    from sandbox.docker import DockerSandbox
-
     return DockerSandbox(config)
-
-
-def docker_available(image: object = None, base_url: object = None) -> bool:
-    """Whether a Docker engine answers and holds the sandbox image."""
-    try:
-        import docker
-        from docker.errors import DockerException
-    except ImportError:
-        return False
-    try:
-        client = docker.DockerClient(base_url=str(base_url), timeout=5) if base_url else docker.from_env(timeout=5)
-        try:
-            client.images.get(str(image or DEFAULT_IMAGE))
-        finally:
-            client.close()
-    except (DockerException, OSError):
-        return False
-    return True
 
 
 def remove_orphaned_containers(docker_base_url: str | None = None) -> int:
     """Remove the sandbox containers that dead processes of this host left (a worker that
     starts calls it); 0 where no Docker engine answers."""
-    try:
-        from sandbox.docker import remove_orphans
-    except ImportError:  # no docker SDK: no containers either
-        return 0
     return remove_orphans(docker_base_url)

@@ -45,7 +45,7 @@ class RunOptions:
     # Modules the sandbox imports before it takes the job (a warm pool's are already there).
     preload: tuple[str, ...] = ()
     # A trusted program (a judge) keeps root inside the sandbox, forks its workers from the
-    # clean, preloaded zygote (sandbox/runtime/zygote.py) and confines them itself, and alone reads
+    # clean, preloaded zygote (sandbox/zygote.py) and confines them itself, and alone reads
     # ``secret`` (from descriptor SECRET_FD_ENV names, never an environment variable or a
     # file). Every other program runs as the lent uid with no capabilities.
     trusted: bool = False

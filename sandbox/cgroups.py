@@ -8,7 +8,7 @@ import time
 import uuid
 from pathlib import Path
 
-from sandbox.runtime.names import FREEZER, PIDS, UNIFIED
+from sandbox.framing import FREEZER, PIDS, UNIFIED
 
 CPU_PERIOD_US = 100_000
 
@@ -150,6 +150,11 @@ class RunCgroup:
             except OSError:
                 continue
         return ""
+
+    @property
+    def usage_file(self) -> str:
+        """The file holding the bytes of memory the cgroup holds now."""
+        return str(self.dirs[0] / ("memory.usage_in_bytes" if self.version == 1 else "memory.current"))
 
     def peak_bytes(self) -> int:
         text = self._read("memory.max_usage_in_bytes" if self.version == 1 else "memory.peak")

@@ -19,8 +19,8 @@
   the host as the lease that owns it, and never the untrusted processes' uid.
 
 The program learns them from its environment: ``CHILD_UID_ENV``, ``TRUSTED_UID_ENV`` and,
-when a cgroup is lent, ``CHILD_CGROUP_ENV`` (runtime/names.py names them for both sides;
-runtime/lent_cgroup.py is how a program inside uses the cgroup).
+when a cgroup is lent, ``CHILD_CGROUP_ENV`` (framing.py names them for both sides;
+zygote.py's ``LentCgroup`` is how a program inside uses the cgroup).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 from sandbox.cgroups import ChildCgroup
-from sandbox.runtime.names import CHILD_CGROUP_DIR, CHILD_CGROUP_ENV, CHILD_UID_ENV, TRUSTED_UID_ENV
+from sandbox.framing import CHILD_CGROUP_DIR, CHILD_CGROUP_ENV, CHILD_UID_ENV, TRUSTED_UID_ENV
 
 UID_RANGE = range(200_000, 265_536)  # far from real users and from Docker's userns-remap default
 TRUSTED_UID_OFFSET = 100_000  # the twins: 300000-365535

@@ -31,8 +31,9 @@ from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
 
 from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
 from sandbox.cgroups import remove_stale
-from sandbox.config import DockerConfig
+from sandbox.config import DEFAULT_IMAGE, DockerConfig
 from sandbox.delegation import Delegation
+from sandbox.framing import MEMINFO, MEMORY_USAGE_ENV, READY, WORKDIR, JobLimits, ProtocolError
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
@@ -41,8 +42,6 @@ from sandbox.protocol import (
     outcome_from_report,
     report_budget,
 )
-from sandbox.runtime.framing import READY, JobLimits, ProtocolError
-from sandbox.runtime.names import WORKDIR
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
@@ -263,6 +262,8 @@ class DockerSandbox(Sandbox):
 
         def job_for(attached: _Attached) -> bytes:
             env = {**options.env, **attached.delegation.env()}
+            if self.runtime == "runsc":  # gVisor's /proc/meminfo counts this sandbox alone
+                env[MEMORY_USAGE_ENV] = MEMINFO
             return encode_job(files, argv, limits, env, WORKDIR, extra, trusted=options.trusted, secret=options.secret)
 
         warm = self.pool.take(limits, options) if self.pool is not None else None
@@ -372,6 +373,19 @@ def orphaned(labels: Mapping[str, str]) -> bool:
     if host != socket.gethostname() or not pid.isdigit():
         return False  # another host's (or unlabelled): only its expiry tells
     return owner_token(int(pid)) != labels[OWNER_LABEL]
+
+
+def docker_available(image: object = None, base_url: object = None) -> bool:
+    """Whether a Docker engine answers and holds the sandbox image."""
+    try:
+        client = docker.DockerClient(base_url=str(base_url), timeout=5) if base_url else docker.from_env(timeout=5)
+        try:
+            client.images.get(str(image or DEFAULT_IMAGE))
+        finally:
+            client.close()
+    except (DockerException, OSError):
+        return False
+    return True
 
 
 def remove_orphans(docker_base_url: str | None = None) -> int:

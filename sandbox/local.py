@@ -50,6 +50,7 @@ from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailabl
 from sandbox.cgroups import RunCgroup, remove_stale
 from sandbox.config import LocalConfig
 from sandbox.delegation import Delegation
+from sandbox.framing import MEMORY_USAGE_ENV, MEMORY_USAGE_FILE, READY, WORKDIR, JobLimits, ProtocolError
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
@@ -58,9 +59,7 @@ from sandbox.protocol import (
     outcome_from_report,
     report_budget,
 )
-from sandbox.runtime.framing import READY, JobLimits, ProtocolError
-from sandbox.runtime.names import WORKDIR
-from sandbox.runtime.zygote import filter_program, filter_supported
+from sandbox.zygote import filter_program, filter_supported
 
 UNISOLATED_NOTE = "unisolated development mode: no isolation"
 STARTUP_GRACE_S = 10.0
@@ -118,10 +117,13 @@ class LocalSandbox(Sandbox):
         # Unisolated, the program cannot switch uids or mount anything: nothing to lend.
         delegation = Delegation(limits.pids) if self.isolated else None
         try:
-            command = self._command(limits, filter_fd, delegation.mounts() if delegation else {})
+            command = self._command(limits, filter_fd, delegation.mounts() if delegation else {},
+                                    memory_usage=cgroup.usage_file if cgroup is not None and self.isolated else None)
             command += ["--preload", ",".join(options.preload)] if options.preload else []
             workdir = os.path.join(scratch, "job") if scratch else WORKDIR
             env = {**options.env, **(delegation.env() if delegation else {})}
+            if cgroup is not None and self.isolated:
+                env[MEMORY_USAGE_ENV] = MEMORY_USAGE_FILE
             job = encode_job(files, argv, limits, env, workdir, extra, trusted=options.trusted,
                              secret=options.secret)
             return self._run(command, job, limits, cgroup, notes, memory_by_rlimit=cgroup is None,
@@ -136,7 +138,8 @@ class LocalSandbox(Sandbox):
             if scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
 
-    def _command(self, limits: Limits, filter_fd: int | None, mounts: Mapping[str, str]) -> list[str]:
+    def _command(self, limits: Limits, filter_fd: int | None, mounts: Mapping[str, str],
+                 memory_usage: str | None = None) -> list[str]:
         python = sys.executable
         if not self.isolated:
             return [python, "-I", "-c", BOOTSTRAP_SOURCE]
@@ -178,6 +181,8 @@ class LocalSandbox(Sandbox):
         ]
         for source, target in mounts.items():  # the lent child cgroup (delegation.py)
             command += ["--bind", source, target]
+        if memory_usage is not None:  # read-only: what the run's cgroup holds, for the judge to measure
+            command += ["--ro-bind", memory_usage, MEMORY_USAGE_FILE]
         command += [
             "--remount-ro", "/",
             "--chdir", "/",

@@ -13,32 +13,27 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from sandbox.base import Limits, Outcome, Status
-from sandbox.runtime.framing import REPORT_HEADER_MAX, Job, JobLimits, pack_job, split_report
-from sandbox.runtime.names import OUTPUT_DIR
+from sandbox.framing import OUTPUT_DIR, REPORT_HEADER_MAX, Job, JobLimits, pack_job, split_report
 
-# The one script every sandbox runs (python -I -c): the modules of sandbox/runtime/ installed
-# under their own names (sandbox.runtime.framing...), dependencies first, then bootstrap.py,
-# which imports them, as does the judge it forks. Read once: a worker keeps speaking the
+# The one script every sandbox runs (python -I -c): the runtime's modules installed under
+# their own names (sandbox.framing, sandbox.zygote) in a bare package, dependencies first,
+# then bootstrap.py, which imports them, as does the judge it forks. Nothing else of this
+# package travels: the rest of it is the host's. Read once: a worker keeps speaking the
 # protocol it was started with.
-RUNTIME = Path(__file__).with_name("runtime")
-RUNTIME_MODULES = ("names", "framing", "zygote", "lent_cgroup")
-_PACKAGE = """\
-_module = _types.ModuleType({name!r})
-_module.__path__ = []
-_sys.modules[{name!r}] = _module
-"""
+HERE = Path(__file__).parent
+RUNTIME_MODULES = ("framing", "zygote")
 _MODULE = """\
-_module = _types.ModuleType("sandbox.runtime.{name}")
-_module.__file__ = "sandbox/runtime/{name}.py"
-_sys.modules["sandbox.runtime.{name}"] = _module
-exec(compile({source!r}, "sandbox/runtime/{name}.py", "exec"), _module.__dict__)
+_module = _types.ModuleType("sandbox.{name}")
+_module.__file__ = "sandbox/{name}.py"
+_sys.modules["sandbox.{name}"] = _module
+exec(compile({source!r}, "sandbox/{name}.py", "exec"), _module.__dict__)
 """
 BOOTSTRAP_SOURCE = (
     "import sys as _sys, types as _types\n"
-    + "".join(_PACKAGE.format(name=name) for name in ("sandbox", "sandbox.runtime"))
-    + "".join(_MODULE.format(name=name, source=(RUNTIME / f"{name}.py").read_text()) for name in RUNTIME_MODULES)
-    + "del _sys, _types, _module\n"
-    + (RUNTIME / "bootstrap.py").read_text()
+    '_package = _types.ModuleType("sandbox")\n_package.__path__ = []\n_sys.modules["sandbox"] = _package\n'
+    + "".join(_MODULE.format(name=name, source=(HERE / f"{name}.py").read_text()) for name in RUNTIME_MODULES)
+    + "del _sys, _types, _package, _module\n"
+    + (HERE / "bootstrap.py").read_text()
 )
 SIGXCPU = int(signals.SIGXCPU)
 # Wall clock granted beyond limits.wall_s before the host kills the sandbox itself: the

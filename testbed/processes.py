@@ -3,6 +3,7 @@ proxies it can cut between the workers and PostgreSQL or the Docker engine."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import signal
@@ -176,8 +177,7 @@ class Worker:
                 "--pool", "prefork", "--loglevel", "INFO", "--hostname", f"{self.name}@%h"]
         if self.beat:
             argv += ["--beat", "--schedule", str(self.log_path.with_suffix(".beat"))]
-        if self.netns:
-            argv = ["ip", "netns", "exec", self.netns, *argv]
+        argv = self._in_namespace(argv)
         self.log = open(self.log_path, "a")
         self.process = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True)
@@ -196,16 +196,24 @@ class Worker:
 
     def kill_pool_child(self) -> None:
         """kill -9 of the pool's processes only, as the OOM killer does. The worker names them
-        (an embedded beat is a child of the worker too, and must live on)."""
-        from config.celery import app  # the test process's app, pointed at the site's broker
-
+        (an embedded beat is a child of the worker too, and must live on), asked as an operator
+        asks it: ``celery inspect stats``, run with the worker's own settings and broker."""
         hostname = f"{self.name}@{socket.gethostname()}"
-        stats = app.control.inspect(destination=[hostname], timeout=10).stats() or {}
-        assert hostname in stats, f"worker {hostname} did not answer: {stats}"
+        asked = subprocess.run(
+            self._in_namespace([sys.executable, "-m", "celery", "-A", "config", "inspect", "stats", "--json",
+                                "--destination", hostname, "--timeout", "10"]),
+            cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=120)
+        replies = asked.stdout.strip().splitlines()
+        stats = json.loads(replies[-1]) if asked.returncode == 0 and replies else {}
+        assert hostname in stats, f"worker {hostname} did not answer: {asked.stdout[-2000:]} {asked.stderr[-2000:]}"
         processes = stats[hostname]["pool"]["processes"]
         assert processes and set(processes) <= set(self.pool_children()), processes
         for child in processes:
             os.kill(child, signal.SIGKILL)
+
+    def _in_namespace(self, argv: list[str]) -> list[str]:
+        """``argv`` run where the worker runs: in its network namespace, where it has one."""
+        return ["ip", "netns", "exec", self.netns, *argv] if self.netns else argv
 
     def cold_shutdown(self) -> None:
         """Ctrl-C twice: warm shutdown asked, then cold."""

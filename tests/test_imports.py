@@ -10,21 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TREES = ("platform", "grader", "sandbox", "graphdojo", "bench", "testbed")
 
 # (file, function) -> why its imports must wait until it runs. Keep this short.
-WAITING_IMPORTS = {
-    ("sandbox/__init__.py", "open_sandbox"): "each backend brings its own system libraries (the docker SDK, "
-    "seccomp): only the chosen one is imported",
-    ("sandbox/__init__.py", "docker_available"): "the docker SDK is optional: `make run` works without it",
-    ("sandbox/__init__.py", "remove_orphaned_containers"): "the docker SDK is optional (as above)",
-    ("bench/bench_leaderboards.py", "setup_django"): "Django's app registry: models import after "
-    "django.setup(), which only a chosen benchmark runs",
-    ("bench/bench_leaderboards.py", "main"): "Django's app registry (as above)",
-    ("bench/bench_similarity.py", "render_time"): "Django's app registry (as above)",
-    ("bench/bench_similarity.py", "_assignment_with_students"): "Django's app registry (as above)",
-    ("bench/bench_similarity.py", "main"): "the platform's modules are importable once the benchmark "
-    "has set Django up",
-    ("testbed/processes.py", "kill_pool_child"): "the Celery app reads Django's settings: only a fault test, "
-    "with its settings pointed at the site, asks the worker for its pool (bench_grading imports this module bare)",
-}
+WAITING_IMPORTS: dict[tuple[str, str], str] = {}
 
 
 def modules() -> Iterator[tuple[str, ast.Module]]:

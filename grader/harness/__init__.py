@@ -3,7 +3,7 @@
 Exercise authors use::
 
     from grader.harness import check, perf, close, equal, raises, fail, fn, Race
-    from grader.harness import tensor, gradients, run_in, inside, peak_memory_bytes, localize, as_code
+    from grader.harness import tensor, gradients, run_in, inside, memory_held, peak_memory_bytes, localize, as_code
 
 Whatever a check says to the student is given in every language: ``fail({"en": ...,
 "zh-hans": ...}, **params)``, ``what={"en": ..., "zh-hans": ...}``; the content lint
@@ -23,6 +23,7 @@ from grader.harness.api import (
     fn,
     gradients,
     inside,
+    memory_held,
     peak_memory_bytes,
     perf,
     raises,
@@ -33,5 +34,5 @@ from grader.harness.messages import as_code, localize
 
 __all__ = [
     "TOLERANCES", "CheckFailed", "ProgramError", "Race", "as_code", "check", "close", "equal", "fail", "fn",
-    "gradients", "inside", "localize", "peak_memory_bytes", "perf", "raises", "run_in", "tensor",
+    "gradients", "inside", "localize", "memory_held", "peak_memory_bytes", "perf", "raises", "run_in", "tensor",
 ]

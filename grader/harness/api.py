@@ -110,8 +110,9 @@ def run_in(program: Any, function: Fn, *args: Any) -> Any:
     (``run_in(student, fn("lambda g: len(g._plan)"), graph)``). Plain data comes back.
 
     Structural facts measured this way come from the student's own process, which can forge
-    them; prefer ``peak_memory_bytes``, outputs, and for "one graph" the captured graph that
-    grader.harness.graphs runs on the trusted side, for anything a verdict hinges on.
+    them; prefer ``memory_held`` or ``peak_memory_bytes``, outputs, and for "one graph" the
+    captured graph that grader.harness.graphs (torch) or grader.harness.engine_graphs (the
+    static engine) runs on the trusted side, for anything a verdict hinges on.
     """
     return program._program.call(None, None, (function, *args), {})
 
@@ -137,6 +138,18 @@ def gradients(function: Any, *args: Any) -> list[Any]:
     owner = function.owner
     value, _ = owner._program.timed_call(owner._number, function.name, args, {}, grad=True)
     return list(value)
+
+
+def memory_held(program: Any, function: Fn, *args: Any) -> tuple[int, Any]:
+    """Run ``function(*args)`` in a fresh worker of ``program`` and measure, from the judge, the
+    memory its processes hold once the call has returned (``Program.held_memory_bytes``):
+    what the program keeps for later, counted where its code cannot reach. Returns (bytes,
+    what the function returned); return a handle to keep what it made alive for a later
+    ``run_in``. Everything the program's earlier calls made is gone: handles from before die.
+    """
+    program._program.restart()
+    returned = run_in(program, function, *args)
+    return int(program._program.held_memory_bytes()), returned
 
 
 def peak_memory_bytes(program: Any) -> int:

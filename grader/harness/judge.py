@@ -68,7 +68,7 @@ from grader.harness.programs import (
 )
 from grader.harness.wire import MAX_FRAME_BYTES
 from grader.harness.worker import HEAVY_MODULES
-from sandbox.runtime.names import PRELOADED_ENV, SECRET_FD_ENV
+from sandbox.framing import PRELOADED_ENV, SECRET_FD_ENV
 
 if TYPE_CHECKING:
     from importlib.abc import Loader

@@ -14,6 +14,8 @@ from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from grading.dispatch import SUBMISSION_JOB
+from grading.jobs import Progress
 from grading.services import submission_code_check
 from workbench.messages import DIFFICULTY_ORDER
 from workbench.verdicts import VerdictView, verdict_view
@@ -102,7 +104,7 @@ class SubmissionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     exercise = serializers.SlugField(source="exercise_version.exercise.slug")
     status = serializers.ChoiceField(choices=["queued", "running", "measuring", "graded", "failed"])
-    finished = serializers.BooleanField(source="is_finished")
+    finished = serializers.SerializerMethodField()
     verdict = serializers.CharField(allow_blank=True)
     headline = serializers.SerializerMethodField()
     points = serializers.SerializerMethodField()
@@ -119,9 +121,13 @@ class SubmissionSerializer(serializers.Serializer):
             cache[submission.pk] = verdict_view(submission.result, submission.exercise_version.check_titles)
         return cache[submission.pk]
 
+    @extend_schema_field(serializers.BooleanField())
+    def get_finished(self, submission: Any) -> bool:
+        return SUBMISSION_JOB.progress_of(submission).finished
+
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_headline(self, submission: Any) -> str | None:
-        if submission.status == "measuring":  # the one measure-again of its speed is pending
+        if SUBMISSION_JOB.progress_of(submission) is Progress.MEASURING:  # the one measure-again is pending
             return gettext("Measuring again: the machine was busy")
         view = self._view(submission)
         return _text(view.headline) if view else None

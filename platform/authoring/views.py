@@ -13,6 +13,7 @@ from authoring.selectors import exercise_replaced_by, upload_report, uploads_of
 from authoring.services import author_check, upload_create, upload_publish, upload_spec
 from catalog.languages import language_key
 from catalog.models import ExerciseUpload
+from grading.dispatch import UPLOAD_JOB
 
 
 def _upload(request: AuthenticatedHttpRequest, upload_id: int) -> ExerciseUpload:
@@ -43,7 +44,7 @@ def upload_detail(request: AuthenticatedHttpRequest, upload_id: int) -> HttpResp
     context = {
         "upload": upload,
         "report": upload_report(upload),
-        "pending": upload.status in ("queued", "validating"),
+        "pending": not UPLOAD_JOB.progress_of(upload).finished,
         "replaces": exercise_replaced_by(upload),
     }
     template = "authoring/_status.html" if request.headers.get("HX-Request") else "authoring/upload_detail.html"

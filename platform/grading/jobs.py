@@ -82,6 +82,11 @@ class Progress(enum.Enum):
     DONE = "done"
     FAILED = "failed"  # with the reason its kind stored
 
+    @property
+    def finished(self) -> bool:
+        """Nothing more will happen to the row: its page stops polling."""
+        return self in (Progress.DONE, Progress.FAILED)
+
 
 class Claim(enum.Enum):
     TAKEN = "taken"  # ours to run
@@ -120,7 +125,11 @@ class JobKind:
         return Q(**{f"{self.status_field}__in": statuses})
 
     def is_finished(self, status: str) -> bool:
-        return self.progress[status] in (Progress.DONE, Progress.FAILED)
+        return self.progress[status].finished
+
+    def progress_of(self, row: models.Model) -> Progress:
+        """Where ``row`` stands: what every page and API polling this kind of job shows."""
+        return self.progress[getattr(row, self.status_field)]
 
 
 class Claimed(NamedTuple):

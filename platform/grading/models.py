@@ -54,7 +54,3 @@ class Submission(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.exercise_version} by {self.user}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in (self.Status.GRADED, self.Status.FAILED)

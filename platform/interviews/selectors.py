@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from catalog.languages import localized
+from grading.dispatch import SUBMISSION_JOB
 from interviews.models import InterviewAttempt, InterviewItem, InterviewTemplate
 from quizzes.selectors import item_feedback, question_view, topics_by_uid
 
@@ -81,7 +82,8 @@ def _points(item: InterviewItem) -> float:
 
 
 def _pending(item: InterviewItem) -> bool:
-    return item.kind == InterviewItem.Kind.CODING and item.submission is not None and not item.submission.is_finished
+    coding = item.kind == InterviewItem.Kind.CODING and item.submission is not None
+    return coding and not SUBMISSION_JOB.progress_of(item.submission).finished
 
 
 def topic_percentages(attempt: InterviewAttempt) -> dict[str, tuple[float, float]]:

@@ -27,7 +27,9 @@ RANKING_TTL_S = 30
 
 def ranking_key(version_id: int) -> str:
     # The database's name: two sites (or test runs) sharing one Redis never share a board.
-    return f"board-ranking:{connection.settings_dict['NAME']}:{version_id}"
+    # v2: a Ranking holds the ratios (the medians) where it held the low ends; a cached old one
+    # would rank by the wrong numbers until it expired.
+    return f"board-ranking-v2:{connection.settings_dict['NAME']}:{version_id}"
 
 
 def ranking_get(version_id: int) -> Any:

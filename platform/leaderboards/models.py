@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import models
 
 FULL_SCORE = 1.0 - 1e-9  # a score this high is full marks (scores are floats)
+POOL_SIZE = 32  # gradings of one code pooled: the latest, so a row stays small whatever the history
 
 
 class Entry(models.Model):
@@ -15,11 +16,16 @@ class Entry(models.Model):
     submission = models.ForeignKey("grading.Submission", on_delete=models.CASCADE, related_name="+")
     code_digest = models.CharField(max_length=64, help_text="Of the normalised code: the same code is the same entry")
     score = models.FloatField()
-    # Geometric mean of the performance cases' median ratios (student / reference; lower is
-    # faster) and of their 95 % interval ends; None when the exercise times nothing.
+    # The code's speed as the board ranks it (student / reference; lower is faster): pooled
+    # over every counted grading of this code (leaderboards.services.pooled), or the board's
+    # latest re-measurement of it; None when the exercise times nothing.
     ratio = models.FloatField(null=True, blank=True)
     ratio_low = models.FloatField(null=True, blank=True)
     ratio_high = models.FloatField(null=True, blank=True)
+    # [ratio, low, high] of each counted grading and re-measurement of this code (the latest
+    # POOL_SIZE), each the geometric mean of its cases: resubmitting the same code adds a draw
+    # to the pool instead of re-drawing the entry (red team round 3).
+    pool = models.JSONField(default=list, blank=True)
     achieved_at = models.DateTimeField()
     # Set when the ratio above was re-measured with the rest of the board's top in one
     # session (a Verification); cleared when new code replaces the entry.
@@ -40,13 +46,12 @@ class Entry(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["exercise", "user"], name="one_entry_per_student_exercise")]
         indexes = [
-            # The board: one version's entries in board order, read as an index range.
-            # The board, in its order; it covers the rank histogram and interval ends too, so
-            # those read the index alone.
+            # The board, in its order (one version's entries read as an index range); it covers
+            # the rank histogram and the ratios and interval ends too, so those read the index alone.
             models.Index(
-                fields=["exercise_version", "-score", "ratio_low", "ratio", "achieved_at"],
+                fields=["exercise_version", "-score", "ratio", "achieved_at"],
                 name="board_order",
-                include=["user_id", "ratio_high", "withdrawn_at", "held_at"],
+                include=["user_id", "ratio_low", "ratio_high", "withdrawn_at", "held_at"],
             ),
             # A course's board: its few hundred students' entries, probed by user.
             models.Index(fields=["user", "exercise_version"], name="entry_user"),

@@ -1,13 +1,20 @@
 """Boards: ranks where noise cannot order people, one page of them, and your position.
 
 A student's rank is 1 + the number of students clearly ahead: a higher score, or, between
-full scores, a ratio interval wholly below theirs. Overlapping intervals so share a rank
-(shown "=3"), and no chain of comparisons that noise could reorder decides it. Full scores
-are listed by the low end of their interval, so ranks never decrease down the page.
+full scores, someone whose interval would not overlap theirs if theirs were as wide as that
+someone's own: A is ahead of B when B's ratio (a median) lies beyond A's reach, A's high
+end stretched by A's upper half-width again (reach()). B's own interval takes no part, so
+width never buys a place: a wide interval only puts its holder ahead of fewer people (red
+team round 3: code slow on most inputs had a low end far below its median, which the old
+rule, A's high end below B's low end, let shield it). For two entries measured alike it is
+the old overlap rule. Entries that no one separates share a rank (shown "=3"), and no chain
+of comparisons that noise could reorder decides it. Full scores are listed by their ratio,
+then by when their best came in; since a rank only grows with the ratio, ranks never
+decrease down the page.
 
-A board reads a score histogram and the sorted interval ends of the full scores (two
-small aggregate queries), then only the rows of the page shown: its cost grows with the
-page, not with the number of entries or submissions.
+A board reads a score histogram and the ratios and high ends of the full scores (one small
+aggregate query), then only the rows of the page shown: its cost grows with the page, not
+with the number of entries or submissions.
 """
 
 from __future__ import annotations
@@ -20,15 +27,28 @@ from datetime import UTC, datetime
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import connection
-from django.db.models import CharField, Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
-from django.db.models.functions import MD5, Cast, Coalesce, Concat
+from django.db.models import (
+    CharField,
+    Count,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import MD5, Cast, Coalesce, Concat, Greatest
 from django.utils.crypto import salted_hmac
 
 from accounts.models import User
 from catalog.models import Exercise
 from courses.models import Course, ItemScore, Membership
 from courses.selectors import student_ids
-from grader.host.performance import overall_ratio, ratio_text
+from grader.host.performance import interval_text, overall_ratio, ratio_text
 from grading.models import Submission
 from leaderboards.board_cache import ranking_get, ranking_set
 from leaderboards.models import FULL_SCORE, Entry, Verification
@@ -38,7 +58,7 @@ PAGE_SIZE = 50
 # Ties end with when the best came in, then a salt of the board's own: never the user id or
 # the entry's id, which follow sign-up and roster order and would line pseudonyms up with
 # names (issue 24).
-BOARD_ORDER = ("-score", F("ratio_low").asc(nulls_last=True), F("ratio").asc(nulls_last=True), "achieved_at")
+BOARD_ORDER = ("-score", F("ratio").asc(nulls_last=True), "achieved_at")
 ROW_FIELDS = (
     "user_id",
     "score",
@@ -50,6 +70,7 @@ ROW_FIELDS = (
     "user__first_name",
     "user__last_name",
     "verification_id",
+    "pool",
 )
 
 
@@ -66,6 +87,7 @@ class Row:
     high: float | None = None
     is_you: bool = False
     verified: bool = False  # measured again in the board's latest re-measuring of its top
+    gradings: int = 1  # measurements of this code pooled into its numbers (leaderboards.services.pooled)
 
     @property
     def rank_label(self) -> str:
@@ -94,6 +116,11 @@ class Row:
     def high_text(self) -> str:
         return ratio_text(self.high)
 
+    @property
+    def speed_text(self) -> str:
+        """ "0.98× (0.85–1.1)", as the verdict page prints a grading's."""
+        return interval_text(self.ratio, self.low, self.high)
+
 
 @dataclass(frozen=True)
 class VerifiedTop:
@@ -115,51 +142,70 @@ class Board:
     you_withdrawn: bool = False  # the viewer's entry is off the ranking (a re-measurement failed it)
 
 
-class Ranking:
-    """Ranks from a score histogram and the sorted interval ends of the full scores."""
+def reach(ratio: float, high: float) -> float:
+    """The ratio beyond which an entry with this ratio and high end is clearly ahead: its
+    interval's upper half added once more (in log terms), as if the other entry's interval
+    were as wide as this one's and the two did not overlap. REACH_SQL is the same arithmetic."""
+    top = max(high, ratio)  # never short of its own ratio, or an entry would be ahead of itself
+    return top * (top / ratio) if ratio > 0 else top
 
-    def __init__(self, histogram: dict[float, int], lows: list[float], highs: list[float]):
+
+# reach() in SQL (IEEE doubles both: the same numbers), so that the ranking's query returns
+# plain arrays of numbers; ratio > 0 is in the query's filter (overall_ratio stores no other).
+_TOP = Greatest(F("ratio_high"), F("ratio"))
+REACH_SQL = ExpressionWrapper(_TOP * (_TOP / F("ratio")), output_field=FloatField())
+
+
+class Ranking:
+    """Ranks from a score histogram and the ratios and reaches of the full scores."""
+
+    def __init__(self, histogram: dict[float, int], ratios: list[float], reaches: list[float]):
         self.histogram = histogram
         self.scores = sorted(histogram, reverse=True)
-        self.lows, self.highs = sorted(lows), sorted(highs)
+        self.ratios, self.reaches = sorted(ratios), sorted(reaches)
         self.total = sum(histogram.values())
 
-    def with_entry(self, score: float, low: float | None, high: float | None) -> Ranking:
+    @classmethod
+    def of(cls, histogram: dict[float, int], timed: list[tuple[float, float]]) -> Ranking:
+        """From the (ratio, high end) of every timed full score."""
+        return cls(histogram, [ratio for ratio, _ in timed], [reach(ratio, high) for ratio, high in timed])
+
+    def with_entry(self, score: float, ratio: float | None, high: float | None) -> Ranking:
         """This ranking with one more entry (a student who hides, on their own board)."""
         histogram = dict(self.histogram)
         histogram[score] = histogram.get(score, 0) + 1
-        if score >= FULL_SCORE and low is not None and high is not None:
-            return Ranking(histogram, [*self.lows, low], [*self.highs, high])
-        return Ranking(histogram, self.lows, self.highs)
+        if score >= FULL_SCORE and ratio is not None and high is not None:
+            return Ranking(histogram, [*self.ratios, ratio], [*self.reaches, reach(ratio, high)])
+        return Ranking(histogram, self.ratios, self.reaches)
 
     def higher(self, score: float) -> int:
         return sum(n for s, n in self.histogram.items() if s > score)
 
-    def rank(self, score: float, low: float | None) -> tuple[int, bool]:
-        """(rank, shared) of an entry."""
+    def rank(self, score: float, ratio: float | None) -> tuple[int, bool]:
+        """(rank, shared) of an entry with this score and (at a full score) this median ratio."""
         ahead = self.higher(score)
         if score < FULL_SCORE:
             return ahead + 1, self.histogram.get(score, 0) > 1
-        if low is None:
+        if ratio is None:
             # A full score without a ratio comes after every timed one, as the board lists it:
             # on an exercise with speed cases that is an entry whose re-measurement failed
             # (leaderboards.verification), which must not share the first place.
-            return ahead + len(self.lows) + 1, self._untimed_shared()
-        below = bisect.bisect_left(self.highs, low)  # full scores whose interval ends below ours
-        # Everyone whose low end falls in the same gap between two high ends has this rank.
-        floor = self.highs[below - 1] if below else -math.inf
-        ceiling = self.highs[below] if below < len(self.highs) else math.inf
-        same = bisect.bisect_right(self.lows, ceiling) - bisect.bisect_right(self.lows, floor)
+            return ahead + len(self.ratios) + 1, self._untimed_shared()
+        below = bisect.bisect_left(self.reaches, ratio)  # full scores whose reach ends below our ratio
+        # Everyone whose ratio falls in the same gap between two reaches has this rank.
+        floor = self.reaches[below - 1] if below else -math.inf
+        ceiling = self.reaches[below] if below < len(self.reaches) else math.inf
+        same = bisect.bisect_right(self.ratios, ceiling) - bisect.bisect_right(self.ratios, floor)
         return ahead + below + 1, same > 1
 
     def _untimed_shared(self) -> bool:
-        return sum(n for s, n in self.histogram.items() if s >= FULL_SCORE) - len(self.lows) > 1
+        return sum(n for s, n in self.histogram.items() if s >= FULL_SCORE) - len(self.ratios) > 1
 
-    def position(self, score: float, low: float | None) -> int:
+    def position(self, score: float, ratio: float | None) -> int:
         """0-based place in board order (ties between equal keys aside)."""
         ahead = self.higher(score)
         if score >= FULL_SCORE:
-            ahead += bisect.bisect_left(self.lows, low) if low is not None else len(self.lows)
+            ahead += bisect.bisect_left(self.ratios, ratio) if ratio is not None else len(self.ratios)
         return ahead
 
 
@@ -185,8 +231,8 @@ def ranked(version_id: int | None) -> QuerySet[Entry]:
 
 
 def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch: int | None) -> Row:
-    user_id, score, ratio, low, high, pseudonym, username, first, last, verification_id = values
-    rank, shared = ranking.rank(score, low)
+    user_id, score, ratio, low, high, pseudonym, username, first, last, verification_id, pool = values
+    rank, shared = ranking.rank(score, ratio)
     real = f"{first} {last}".strip() or username
     return Row(
         rank,
@@ -200,37 +246,42 @@ def _row(values: tuple, ranking: Ranking, viewer: User, real_names: bool, batch:
         high,
         is_you=user_id == viewer.id,
         verified=batch is not None and verification_id == batch,
+        # A re-measured entry shows that one session's numbers (its pool keeps them as one more draw).
+        gradings=max(1, len(pool or [])) if verification_id is None else 1,
     )
 
 
 def _ranking(entries: QuerySet[Entry]) -> Ranking:
-    """The score histogram and the sorted interval ends of the full scores.
+    """The score histogram and the ratios and high ends of the full scores.
 
-    On PostgreSQL one scan of the board's index returns both, the ends as two sorted arrays
-    per score: a board of 20 000 entries costs one query and no per-row Python objects.
+    On PostgreSQL one scan of the board's index alone returns both (COUNT(*), the ratios and
+    the reaches read nothing the index does not hold), the ratios and reaches as two arrays
+    per score, sorted here (cheaper than two ordered aggregates): a board of 20 000 entries
+    costs one query and no per-row model objects.
     """
-    timed = Q(score__gte=FULL_SCORE, ratio_low__isnull=False, ratio_high__isnull=False)
+    timed = Q(score__gte=FULL_SCORE, ratio__gt=0, ratio_high__isnull=False)
     if connection.vendor != "postgresql":
-        histogram = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
-        ends = entries.filter(timed).values_list("ratio_low", "ratio_high")
-        bounded = [(low, high) for low, high in ends if low is not None and high is not None]
-        return Ranking(histogram, [low for low, _ in bounded], [high for _, high in bounded])
+        counts = dict(entries.order_by().values_list("score").annotate(n=Count("id")))
+        ends = entries.filter(timed).values_list("ratio", "ratio_high")
+        return Ranking.of(counts, [(ratio, high) for ratio, high in ends if ratio is not None and high is not None])
     groups = (
         entries.order_by()
         .values("score")
         .annotate(
-            n=Count("id"),
-            lows=ArrayAgg("ratio_low", filter=timed, order_by="ratio_low"),
-            highs=ArrayAgg("ratio_high", filter=timed, order_by="ratio_high"),
+            n=Count("*"),
+            ratios=ArrayAgg("ratio", filter=timed),
+            reaches=ArrayAgg(REACH_SQL, filter=timed),
         )
-        .values_list("score", "n", "lows", "highs")
+        .values_list("score", "n", "ratios", "reaches")
     )
-    histogram, lows, highs = {}, [], []
-    for score, n, group_lows, group_highs in groups:
+    histogram: dict[float, int] = {}
+    ratios: list[float] = []
+    reaches: list[float] = []
+    for score, n, group_ratios, group_reaches in groups:
         histogram[score] = n
-        lows += group_lows or []
-        highs += group_highs or []
-    return Ranking(histogram, lows, highs)
+        ratios += group_ratios or []
+        reaches += group_reaches or []
+    return Ranking(histogram, ratios, reaches)
 
 
 def site_ranking(version_id: int, viewer: User) -> Ranking:
@@ -243,7 +294,7 @@ def site_ranking(version_id: int, viewer: User) -> Ranking:
     if viewer.hide_from_public_boards:  # they see themselves on the board the others do not
         mine = (
             ranked(version_id).filter(user_id=viewer.id)
-            .values_list("score", "ratio_low", "ratio_high")
+            .values_list("score", "ratio", "ratio_high")
             .first()
         )
         if mine is not None:
@@ -283,7 +334,7 @@ def _board(
         mine = entries.filter(user_id=viewer.id).values_list(*ROW_FIELDS).first()
         if mine is not None:
             you = _row(mine, ranking, viewer, real_names, batch)
-            your_page = ranking.position(you.score, you.low) // PAGE_SIZE + 1
+            your_page = ranking.position(you.score, you.ratio) // PAGE_SIZE + 1
     verified = (
         VerifiedTop(latest[1], sum(1 for c in latest[2] if c.get("stored"))) if latest and latest[1] else None
     )
@@ -405,9 +456,9 @@ def board_index(viewer: User) -> list[BoardLink]:
     """Every published exercise's site-wide board in the suggested order, with its size and
     the viewer's rank; one cached ranking per board, so the page costs a query per exercise."""
     scores = {
-        version_id: (score, low)
-        for version_id, score, low in Entry.objects.filter(user_id=viewer.id, withdrawn_at__isnull=True).values_list(
-            "exercise_version_id", "score", "ratio_low"
+        version_id: (score, ratio)
+        for version_id, score, ratio in Entry.objects.filter(user_id=viewer.id, withdrawn_at__isnull=True).values_list(
+            "exercise_version_id", "score", "ratio"
         )
     }
     links = []

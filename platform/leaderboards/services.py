@@ -13,10 +13,18 @@ from grader.host.performance import overall_ratio
 from grading.models import Submission
 from grading.services import submission_resubmit
 from leaderboards.board_cache import ranking_forget
-from leaderboards.models import FULL_SCORE, Entry
+from leaderboards.models import FULL_SCORE, POOL_SIZE, Entry
 from leaderboards.verification import reaches_the_top, verification_request
 
-__all__ = ["FULL_SCORE", "code_digest", "entry_hold", "entry_record", "entry_release", "stale_entries_regrade"]
+__all__ = [
+    "FULL_SCORE",
+    "code_digest",
+    "entry_hold",
+    "entry_record",
+    "entry_release",
+    "pooled",
+    "stale_entries_regrade",
+]
 
 
 def code_digest(code: str) -> str:
@@ -25,9 +33,29 @@ def code_digest(code: str) -> str:
     return hashlib.sha256(normal.encode()).hexdigest()
 
 
+def pooled(measurements: list[list[float]]) -> tuple[float, float, float]:
+    """The board's numbers for one code measured several times: the upper median of the
+    measurements' ratios, of their low ends and of their high ends.
+
+    Each grading is one draw of the same code's speed on a machine whose load changes, and the
+    student sees every draw and chooses when to stop submitting (optimal stopping: the latest
+    draw can be the luckiest). A median of the pool moves by at most one place per new draw,
+    so a lucky one is outvoted by the rest, and more draws only settle it. With an even count
+    the slower of the two middle values counts: a second draw of one code never improves on
+    the first by luck alone. The ends are medians too, so the interval is a typical grading's
+    interval, not the union (which only widens with every draw) nor the narrowest (as lucky
+    as the luckiest); it holds the ratio, since every grading's interval holds its own. It
+    does not shrink like 1/sqrt(n) either: gradings hours apart differ by the machine's load,
+    which more gradings of the same code on the same machine do not average away, so a
+    narrower interval would claim a precision the board does not have."""
+    middle = len(measurements) // 2
+    ratio, low, high = (sorted(m[i] for m in measurements)[middle] for i in range(3))
+    return ratio, min(low, ratio), max(high, ratio)
+
+
 def _better(score: float, ratio: float | None, high: float | None, than: Entry) -> bool:
     """A higher score, or at a full score a grading clearly faster than the entry's: its
-    interval ends below the entry's, as the board orders people. A grading within the noise
+    interval ends below the entry's (stricter than the board's rule). A grading within the noise
     of the entry's does not move it, so resubmitting the same code with a comment changed
     cannot keep the luckiest measurement (the red team's re-roll after issue 22)."""
     if score != than.score:
@@ -40,16 +68,18 @@ def _better(score: float, ratio: float | None, high: float | None, than: Entry) 
 
 
 def entry_record(submission: Submission) -> None:
-    """Keep the student's best code for this exercise, with the numbers of its latest accepted
-    grading (a stored verdict: GRADED, neither FAILED nor measuring again). The same code graded
-    again replaces the entry's numbers whatever they are (the latest, never the luckiest of
-    several); other code replaces it when it is better; any grading replaces an entry withdrawn
-    from the ranking (its code failed a re-measurement)."""
+    """Keep the student's best code for this exercise, with its numbers pooled over every
+    counted grading of that code (a stored verdict: GRADED, neither FAILED nor measuring
+    again). The same code graded again adds its measurement to the pool and the entry shows
+    the pool's median (never the luckiest, nor simply the latest, of several); other code
+    replaces it when it is better and starts a pool of its own; any grading replaces an entry
+    withdrawn from the ranking (its code failed a re-measurement)."""
     version = submission.exercise_version
     score = submission.score or 0.0
     perf = overall_ratio(submission.result) if score >= FULL_SCORE else None
     ratio, low, high = perf or (None, None, None)
     digest = code_digest(submission.code)
+    pool: list[list[float]] = [list(perf)] if perf else []
     fields = dict(
         exercise_version_id=version.id,
         submission_id=submission.id,
@@ -58,6 +88,7 @@ def entry_record(submission: Submission) -> None:
         ratio=ratio,
         ratio_low=low,
         ratio_high=high,
+        pool=pool,
         achieved_at=submission.created_at,
         # New code has not been re-measured with the rest of the top.
         verification_id=None,
@@ -82,10 +113,17 @@ def entry_record(submission: Submission) -> None:
     elif entry.withdrawn_at is not None:
         replace = True  # its code has no honest measurement any more
     elif entry.code_digest == digest:
-        replace = True  # the same code again: its latest measurement, not its luckiest
+        replace = True  # the same code again: one more draw for its pool
     else:
         replace = _better(score, ratio, high, entry)
     if replace:
+        if entry.code_digest == digest and previous == version.id and entry.submission_id != submission.id:
+            # The same code again: its pool grows (a partial score keeps it for the next full one).
+            # A regrade of the entry's own submission starts afresh: that grading replaces itself.
+            pool = [*entry.pool, *pool][-POOL_SIZE:]
+            fields["pool"] = pool
+            if perf:
+                fields["ratio"], fields["ratio_low"], fields["ratio_high"] = pooled(pool)
         for name, value in fields.items():
             setattr(entry, name, value)
         entry.save()

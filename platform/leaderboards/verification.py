@@ -7,7 +7,7 @@ claims it with a conditional UPDATE (a redelivered task finds it taken and retur
 the top entries' code again, interleaved over LEADERBOARD_VERIFY_ROUNDS rounds on one
 sandbox and one seed (grader.host.remeasure), alternating the first round's direction from
 one batch to the next, and stores the new ratios and intervals in one transaction. The board
-then ranks them with the usual rule: overlapping intervals share a rank.
+then ranks them with the usual rule (leaderboards.selectors): entries no one separates share a rank.
 
 No submission is stored and the student's attempts do not change. Each grading here is a
 grading like any other (correctness included): an entry whose code is not accepted this time
@@ -39,17 +39,21 @@ from grading.exercises import exercise_version_spec
 from grading.jobs import Claim, Job, JobKind, Outcome, PlatformFault, Progress, job_run, job_send, jobs_sweep
 from grading.sandboxes import grading_sandbox
 from leaderboards.board_cache import ranking_forget
-from leaderboards.models import FULL_SCORE, Entry, Verification
+from leaderboards.models import FULL_SCORE, POOL_SIZE, Entry, Verification
 
 log = logging.getLogger(__name__)
 VERIFY_TASK = "leaderboards.tasks.verify_top"  # sent by name: the task module imports this one
-BOARD_ORDER = (F("ratio_low").asc(), F("ratio").asc(), "id")  # among full scores with a ratio
+BOARD_ORDER = (F("ratio").asc(), "achieved_at", "id")  # among full scores with a ratio, as the board lists them
 
 
 def timed(version_id: int) -> QuerySet[Entry]:
     """The board's timed full scores in board order (hidden students too: course boards show them)."""
     return Entry.objects.filter(
-        exercise_version_id=version_id, score__gte=FULL_SCORE, ratio_low__isnull=False, withdrawn_at__isnull=True
+        exercise_version_id=version_id,
+        score__gte=FULL_SCORE,
+        ratio__isnull=False,
+        ratio_low__isnull=False,
+        withdrawn_at__isnull=True,
     ).order_by(*BOARD_ORDER)
 
 
@@ -81,15 +85,15 @@ def verification_candidates(version: ExerciseVersion) -> list[Entry]:
         for top in course_tops:
             if place < len(top) and len(chosen) < settings.LEADERBOARD_VERIFY_MAX:
                 chosen.setdefault(top[place].id, top[place])
-    return sorted(chosen.values(), key=lambda e: (e.ratio_low, e.ratio, e.id))
+    return sorted(chosen.values(), key=lambda e: (e.ratio, e.achieved_at, e.id))
 
 
 def reaches_the_top(entry: Entry) -> bool:
     """Would this (new best) entry be among the re-measured, on the site board or on the board
     of a course it belongs to? A bounded count per board."""
-    if entry.score < FULL_SCORE or entry.ratio_low is None:
+    if entry.score < FULL_SCORE or entry.ratio is None or entry.ratio_low is None:
         return False
-    ahead = timed(entry.exercise_version_id).filter(ratio_low__lt=entry.ratio_low)
+    ahead = timed(entry.exercise_version_id).filter(ratio__lt=entry.ratio)
     n = settings.LEADERBOARD_VERIFY_TOP
     if ahead[:n].count() < n:
         return True
@@ -215,9 +219,12 @@ def measured_outcome(
                 }
             )
             if stored and entry is not None and m.ratio is not None:
+                # The board shows the session's numbers (the top ordered by one session), and
+                # the code's pool keeps them as one more draw for its next grading's median.
                 entry.ratio, entry.ratio_low, entry.ratio_high = m.ratio
+                entry.pool = [*entry.pool, list(m.ratio)][-POOL_SIZE:]
                 entry.verification_id, entry.verified_at = batch.id, now
-                entry.save(update_fields=["ratio", "ratio_low", "ratio_high", "verification", "verified_at"])
+                entry.save(update_fields=["ratio", "ratio_low", "ratio_high", "pool", "verification", "verified_at"])
             elif withdrawn and entry is not None:
                 log.warning("entry %s withdrawn from the ranking: re-measured %s", entry.id, m.verdict)
                 entry.withdrawn_at = now

@@ -115,7 +115,3 @@ class PlaygroundRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} run {self.pk} by {self.user_id} ({self.state})"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.state in (self.State.DONE, self.State.FAILED)

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.http import AuthenticatedHttpRequest
 from lessons import selectors
 from lessons.models import PlaygroundRun
+from lessons.runs import PLAYGROUND_JOB
 from lessons.services import (
     RateLimited,
     compile_flow_start,
@@ -87,7 +88,8 @@ def _run_document(run: PlaygroundRun) -> dict[str, Any]:
     """What the page polls: the state, and once finished the result or why there is none."""
     document: dict[str, Any] = {
         "id": run.pk, "kind": run.kind, "state": run.state, "state_label": run.get_state_display(),
-        "finished": run.is_finished, "status_url": reverse("lessons:run_status", args=[run.pk]),
+        "finished": PLAYGROUND_JOB.progress_of(run).finished,
+        "status_url": reverse("lessons:run_status", args=[run.pk]),
     }
     if run.state == PlaygroundRun.State.DONE:
         document["result"] = run.result

@@ -1,6 +1,7 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
-from lti.models import GradeSync, LinkedAccount, LinkedCourse, LinkedItem
+from lti.models import GradeSync, LinkedAccount, LinkedCourse, LinkedItem, RegistrationLink
 
 
 @admin.register(LinkedAccount)
@@ -23,3 +24,15 @@ class LinkedItemAdmin(admin.ModelAdmin):
 class GradeSyncAdmin(admin.ModelAdmin):
     list_display = ["link", "user", "state", "score_given", "tries", "updated_at"]
     list_filter = ["state"]
+
+
+@admin.register(RegistrationLink)
+class RegistrationLinkAdmin(admin.ModelAdmin):
+    """Links are made on /lti/registrations/ (the secret is shown there once); here they are only read
+    or deleted (a deleted link registers nothing)."""
+
+    list_display = ["name", "created_by", "created_at", "expires_at", "used_at", "registration"]
+    readonly_fields = ["name", "token_digest", "created_by", "expires_at", "used_at", "registration"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -4,10 +4,15 @@ context is, which assignment item a placed link opens, and where each grade sent
 The platform side (registrations, deployments, contexts, resource links, keys) is django-lti's
 (`lti_tool`); these rows tie it to accounts and courses."""
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
+
+ROSTER_SYNC_SHOWN_FOR = timedelta(minutes=10)
 
 
 class LinkedAccount(models.Model):
@@ -35,9 +40,17 @@ class LinkedCourse(models.Model):
     roster_synced_at = models.DateTimeField(null=True, blank=True)
     roster_members = models.PositiveIntegerField(default=0)
     roster_error = models.TextField(blank=True)
+    # Set when an instructor asks for a sync, cleared when it ends: the page polls while it is set.
+    roster_requested_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.context} -> {self.course_id}"
+
+    @property
+    def roster_syncing(self) -> bool:
+        # A sync whose task was lost stops counting after a while, so a page does not poll forever.
+        requested = self.roster_requested_at
+        return requested is not None and requested > timezone.now() - ROSTER_SYNC_SHOWN_FOR
 
 
 class LinkedItem(models.Model):
@@ -76,3 +89,26 @@ class GradeSync(models.Model):
     class Meta:
         ordering = ["link", "user"]
         constraints = [models.UniqueConstraint(fields=["link", "user"], name="lti_one_grade_sync_per_student")]
+
+
+class RegistrationLink(models.Model):
+    """A one-time link a site administrator makes for an LMS's dynamic registration (LTI Dynamic
+    Registration 1.0): whoever opens it from the LMS registers that LMS here, once, before it expires.
+
+    Only a digest of the link's secret is kept, so a copy of the database registers nothing."""
+
+    name = models.CharField(_("name"), max_length=255)
+    token_digest = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    registration = models.ForeignKey(
+        "lti_tool.LtiRegistration", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name

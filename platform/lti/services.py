@@ -425,13 +425,21 @@ def _error_text(error: Exception) -> str:
 # -- roster (Names and Role Provisioning) -------------------------------------------------------
 
 
+def roster_sync_request(course: Course) -> list[int]:
+    """Mark the course's LMS links as syncing; the caller queues one sync per link."""
+    links = LinkedCourse.objects.filter(course=course)
+    links.update(roster_requested_at=timezone.now())
+    return list(links.values_list("pk", flat=True))
+
+
 def roster_sync(link_id: int) -> LinkedCourse:
     """Bring the LMS's members into the course: accounts by (issuer, subject), roles from the LMS."""
     link = LinkedCourse.objects.select_related("context__deployment__registration", "course").get(pk=link_id)
     registration = link.context.deployment.registration
+    link.roster_requested_at = None
     if not link.context.memberships_url:
         link.roster_error = _("The LMS offers no roster for this course (no Names and Role Provisioning).")
-        link.save(update_fields=["roster_error"])
+        link.save(update_fields=["roster_error", "roster_requested_at"])
         return link
     service = NamesRolesProvisioningService(
         ServiceConnector(registration.to_registration()),
@@ -441,7 +449,7 @@ def roster_sync(link_id: int) -> LinkedCourse:
         members = service.get_members()
     except (LtiException, RequestException) as error:
         link.roster_error = _error_text(error)
-        link.save(update_fields=["roster_error"])
+        link.save(update_fields=["roster_error", "roster_requested_at"])
         return link
     count = 0
     with transaction.atomic():
@@ -453,8 +461,18 @@ def roster_sync(link_id: int) -> LinkedCourse:
             membership_set(course=link.course, user=user, role=role)
             count += 1
         link.roster_members, link.roster_error, link.roster_synced_at = count, "", timezone.now()
-        link.save(update_fields=["roster_members", "roster_error", "roster_synced_at"])
+        link.save(update_fields=["roster_members", "roster_error", "roster_synced_at", "roster_requested_at"])
     return link
+
+
+def roster_of(link: LinkedCourse) -> list[Membership]:
+    """The course's members the LMS knows (linked by its issuer), staff first, then by name."""
+    issuer = link.context.deployment.registration.issuer
+    return list(
+        Membership.objects.filter(course_id=link.course_id, user__lti_accounts__issuer=issuer)
+        .select_related("user")
+        .order_by("role", "user__last_name", "user__first_name", "user__username")
+    )
 
 
 # -- keys ---------------------------------------------------------------------------------------

@@ -47,10 +47,6 @@ class PracticeRun(models.Model):
     def __str__(self) -> str:
         return f"practice {self.pk} on {self.exercise_version} by {self.user}"
 
-    @property
-    def is_finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)
-
 
 class HintReveal(models.Model):
     """A student asked for the next hint of an exercise (exercise.toml's [[hints]], in order):

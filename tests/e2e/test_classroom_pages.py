@@ -34,13 +34,16 @@ def classroom(transactional_db):
     ]
     for i, s in enumerate(students):
         make.graded(s, ex, score=0.0, verdict="WRONG_ANSWER", checks=failing)
-        make.graded(s, ex, ratio=0.8 + i / 20, checks=[{"name": "gradients_match", "passed": True}])
+        make.graded(s, ex, ratio=0.8 + i / 20, checks=[{"name": "gradients_match", "passed": True}], code=f"# {i}\n")
+    for i, s in enumerate(students[3:5], start=3):  # the same code graded twice more: the board shows a median
+        for ratio in (0.85 + i / 20, 0.75 + i / 20):
+            make.graded(s, ex, ratio=ratio, code=f"# {i}\n")
     job = RegradeJob.objects.create(
         course=course, scope="every submission to graph-ex", created_by=instructor, submission_ids=[]
     )
     # The top three were measured again together: the boards mark them and say when.
     Verification.objects.all().delete()
-    top = list(Entry.objects.order_by("ratio_low")[:3])
+    top = list(Entry.objects.order_by("ratio")[:3])
     batch = Verification.objects.create(
         exercise_version=ex.current_version,
         status=Verification.Status.DONE,
@@ -92,6 +95,7 @@ def test_classroom_pages_fit_a_phone_in_both_languages(live_server, chromium: Br
                     assert word in page.content(), (name, language)
                 if name in ("board-exercise", "board-exercise-course"):
                     assert page.locator("#board .verified").count() == 3, (name, language)
+                    assert page.locator("#board .pooled").count() == 2, (name, language)
                 if shots:
                     Path(shots).mkdir(parents=True, exist_ok=True)
                     page.screenshot(path=f"{shots}/{name}-{width_name}-{language}.png", full_page=True)

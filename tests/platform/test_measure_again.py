@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from grader.host import Verdict
 from grading.dispatch import GRADE_TASK, SUBMISSION_JOB
-from grading.jobs import Claim, job_claim
+from grading.jobs import Claim, Progress, job_claim
 from grading.measure_again import measure_again_sweep
 from grading.models import Submission
 from grading.services import submission_requeue
@@ -102,7 +102,7 @@ def test_an_unsettled_speed_is_shown_as_measuring_again_and_counted_nowhere(
     assert attempts == ["first"]
     assert (submission.status, submission.verdict, submission.score, submission.result) == (
         Submission.Status.MEASURING, "", None, None)
-    assert not submission.is_finished
+    assert SUBMISSION_JOB.progress_of(submission) is Progress.MEASURING
     assert submission.measure_again_at > timezone.now() + timedelta(seconds=80)
     assert sent == [((submission.id,), "cpu", 90)]  # the same queue, later
     assert announced == [] and not Entry.objects.exists()

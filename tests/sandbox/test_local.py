@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import SandboxUnavailable, get_sandbox
+from sandbox.cgroups import RunCgroup
 from sandbox.local import UNISOLATED_NOTE, LocalSandbox
 from tests.sandbox.backends import SMALL, backend_sandbox
 
@@ -58,18 +59,21 @@ for path in ('/usr/x', '/etc/x', '/x', {os.path.dirname(os.path.abspath(__file__
     assert not any(line.startswith("wrote") for line in lines[1:]), lines
 
 
-def sandbox_cgroups() -> set[str]:
-    pids = Path("/sys/fs/cgroup/pids")
-    return {p.name for p in pids.glob("graphdojo-*")} if pids.exists() else set()
+def test_memory_and_processes_are_capped_by_a_cgroup_that_goes_away(local, monkeypatch):
+    made: list[RunCgroup] = []
+    create = RunCgroup.create
 
+    def recorded(*args, **kwargs):  # only this run's cgroup: other sandboxes on the host come and go
+        group = create(*args, **kwargs)
+        made.extend([group] if group is not None else [])
+        return group
 
-def test_memory_and_processes_are_capped_by_a_cgroup_that_goes_away(local):
-    before = sandbox_cgroups()
+    monkeypatch.setattr(RunCgroup, "create", staticmethod(recorded))
     outcome = local.run({}, ["python3", "-c", "x = bytearray(400 * 2**20)"], SMALL)
     assert outcome.status == "memory", outcome
     assert not any("rlimits only" in note for note in outcome.notes)
-    after = sandbox_cgroups()
-    assert after <= before
+    assert len(made) == 1 and made[0].dirs, made
+    assert [d for d in made[0].dirs if d.exists()] == []
 
 
 def test_a_killed_worker_takes_its_sandbox_with_it(local, tmp_path):

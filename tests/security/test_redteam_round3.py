@@ -164,9 +164,13 @@ def test_a_banned_submodule_that_torch_keeps_parts_of_is_not_found_among_the_liv
 
 # --- 2. a fact measured inside the student's process -----------------------------------------
 
-# checkpoint-rematerialise counts the bytes autograd saves with a probe that runs in the
+# checkpoint-rematerialise counted the bytes autograd saves with a probe that ran in the
 # student's process through torch.autograd.graph.saved_tensors_hooks. The student replaces that
-# class: the probe's pack hook never runs, every activation is kept, and the count is 0.
+# class: the probe's pack hook never runs, every activation is kept, and the count was 0 (the
+# saves_every_activation mutant scored 1.0). Closed: the judge reads the memory a fresh worker
+# holds after a chain of blocks (grader.harness.memory_held); tests/security/
+# test_trusted_measures.py keeps the attacks on that measure, and static-while-loop's graph,
+# which was run in the student's process too, is now run by the trusted side.
 UNCOUNTED_ACTIVATIONS = '''
 import torch
 import torch.autograd.graph as _graph
@@ -187,17 +191,6 @@ def checkpoint(fn, *args):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "checkpoint-rematerialise's 'keeps only the inputs' (3 points visible, plus the hidden "
-    "random_blocks) is a byte count taken by PROBE in the student's own process with "
-    "torch.autograd.graph.saved_tensors_hooks, which the student's module rebinds at import to a "
-    "subclass that drops the probe's pack hook: the count is 0, and the saves_every_activation "
-    "mutant (PARTIAL 0.5 as written) scores 1.0. The same class as dynamic-shape-recompiles' "
-    "probe (test_redteam_judge), in another exercise; static-while-loop also computes every "
-    "compared value (final state, steps, gradient) through grader.engines in the student's "
-    "process. Closing it: measure memory on the trusted side (peak_memory_bytes of a fresh "
-    "worker around one call), or have the student's code run where it cannot rebind what the "
-    "probe uses (the probe's imports taken before the student's module loads and checked after)."))
 def test_a_byte_count_taken_in_the_students_process_cannot_be_forged(two_backends):
     verdict = grade(load_exercise(CHECKPOINT), UNCOUNTED_ACTIVATIONS, two_backends)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
@@ -409,20 +402,14 @@ def test_a_window_with_a_birth_does_not_time_parallel_work_by_its_wall_clock(tmp
 
 
 # --- 5. the board: re-rolling the noise by resubmitting the same code --------------------------
+#
+# The student sees each verdict and decides whether to submit again, so "the latest grading of
+# the same code" was the luckiest: resubmit until a grading comes out lucky, then stop (optimal
+# stopping). Closed: every counted grading of the same code is pooled, and the entry shows the
+# pool's (upper) median (leaderboards.services.pooled), so a lucky draw is outvoted.
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(strict=True, reason=(
-    "'The same code submitted again replaces the numbers, faster or slower: the latest, never "
-    "the luckiest of several' - but the student sees each verdict and decides whether to submit "
-    "again, so the latest IS the luckiest: resubmit the same code until a grading comes out "
-    "lucky, then stop (optimal stopping). Here code as fast as the honest student's stops after "
-    "a 0.6x grading (interval 0.48-0.75, plausible noise on a busy worker) and is ranked alone "
-    "in first place, ahead of an equally fast entry. The board's re-measurement of its top "
-    "(after a new best reaches the top, and every six hours) corrects the top rows eventually, "
-    "but not the ranks below LEADERBOARD_VERIFY_TOP, nor the hours in between. Closing it: "
-    "pool every accepted grading of the same code (the median of all their pairs, or the worst "
-    "interval), so that another submission of it can only narrow the interval, not re-draw it."))
 def test_resubmitting_the_same_code_until_a_lucky_grading_does_not_rank_first():
     from leaderboards.selectors import exercise_board
     from tests.platform import classroom as make
@@ -436,6 +423,7 @@ def test_resubmitting_the_same_code_until_a_lucky_grading_does_not_rank_first():
     board = exercise_board(ex, viewer=honest)
     ranks = {row.user_id: row.rank_label for row in board.rows}
     assert ranks[roller.id] == ranks[honest.id], ranks  # the same speed: never ranked apart
+    assert board.rows[0].user_id == honest.id  # equal medians: the one that came in first
 
 
 # --- 6. the board: a wide interval listed first --------------------------------------------------
@@ -449,21 +437,14 @@ def test_resubmitting_the_same_code_until_a_lucky_grading_does_not_rank_first():
 #
 # was ACCEPTED on docker-runc at 2.4x (interval 0.32-2.9, n=10: the interval of 10 pairs is
 # their whole range), beside the honest solution at 0.98x (0.94-1.01). Its timing depends on
-# the machine, so the board's half is tested below with those numbers planted.
+# the machine, so the board's half is tested below with those numbers planted. The board used
+# to list full scores by the interval's low end and rank them by it (no one's high end below
+# 0.32): both '=1', the slow one first. Closed: listed by the median ratio, and an entry is
+# behind another only by its own median against the other's interval (leaderboards.selectors),
+# so width never buys a place.
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(strict=True, reason=(
-    "leaderboards.selectors.BOARD_ORDER sorts full scores by ratio_low (the interval's LOW end) "
-    "before the ratio and before when the best came in, and Ranking.rank gives rank 1 to every "
-    "entry whose low end no other entry's high end is below. Code that is slow on most inputs "
-    "and fast on a few has a low end far below its median (the judge's interval of 10 pairs is "
-    "their whole range, and the case passes while the high end is under the limit): measured "
-    "2.4x (0.32-2.9) beside honest code at 0.98x (0.94-1.01). Both are '=1', and the slow one is "
-    "listed first, though it came in later and is 2.4x slower by its median; the README says "
-    "rows of one rank are listed by when their best came in. Closing it: order by the median "
-    "ratio (or the high end) within a rank, and rank by the median against the others' "
-    "intervals, so that width never buys a place."))
 def test_a_wide_interval_does_not_list_slow_code_first():
     from leaderboards.selectors import exercise_board
     from tests.platform import classroom as make
@@ -473,7 +454,8 @@ def test_a_wide_interval_does_not_list_slow_code_first():
     make.graded(honest, ex, ratio=0.98, interval=(0.94, 1.01), code="def f():\n    return 1\n")
     make.graded(spread, ex, ratio=2.4, interval=(0.32, 2.9), code="def f():\n    return 2\n")
     board = exercise_board(ex, viewer=honest)
-    assert board.rows[0].user_id == honest.id, [(row.user_id, row.rank_label, row.ratio) for row in board.rows]
+    shown = [(row.user_id, row.rank_label, row.ratio) for row in board.rows]
+    assert [(user_id, rank) for user_id, rank, _ in shown] == [(honest.id, "1"), (spread.id, "2")], shown
 
 
 # --- 7. making the baseline slower: memory pressure in the shared sandbox -------------------------

@@ -1,27 +1,29 @@
-"""Checks for static-while-loop: a data-dependent loop built from the static engine's ops, run
-by the engine (grader.engines), with values, step counts and gradients against the reference.
+"""Checks for static-while-loop: a data-dependent loop built from the static engine's ops, with
+values, step counts and gradients against the reference.
 
-The probe runs inside each program: it builds a graph with one float64 placeholder, calls the
-program's while_loop, adds the gradient of sum(final state), compiles and runs it.
+BUILD runs inside each program: it builds a graph with one float64 placeholder and calls the
+program's while_loop, and sends the graph back as data. The trusted side rebuilds it with the
+engine, adds the gradient of sum(final state) itself, compiles and runs it
+(grader.harness.engine_graphs): the student's process never runs the graph that is judged, so
+nothing it changes in its own engine answers for the graph.
 """
 import numpy as np
 
 from grader.harness import check, close, fn, localize, run_in
+from grader.harness.engine_graphs import ENCODE_SOURCE, run_engine_graph
 
-PROBE_SOURCE = '''
-def probe(x, cond_source, body_source, max_iters):
+BUILD_SOURCE = ENCODE_SOURCE + '''
+def build(shape, cond_source, body_source, max_iters):
     import sys
-    from grader.engines import F, Graph, gradients
+    from grader.engines import F, Graph
     program = sys.modules.get("submission") or sys.modules["solution"]
     graph = Graph()
-    placeholder = graph.placeholder(x.shape, "float64", name="x")
+    placeholder = graph.placeholder(shape, "float64", name="x")
     scope = {"F": F}
     final, steps = program.while_loop(eval(cond_source, scope), eval(body_source, scope), placeholder, max_iters)
-    (grad,) = gradients(F.sum(final), [placeholder])
-    values = graph.compile([final, steps, grad]).run({"x": x})
-    return {"final": values[0], "steps": values[1], "grad": values[2]}
+    return encode(graph, [final, steps])
 '''
-PROBE = fn("lambda *a: (lambda ns: (exec(" + repr(PROBE_SOURCE) + ", ns), ns['probe'](*a))[1])({'np': np})")
+BUILD = fn("lambda *a: (lambda ns: (exec(" + repr(BUILD_SOURCE) + ", ns), ns['build'](*a))[1])({})")
 
 HALVE = ("lambda v: v > 1.0", "lambda v: v * 0.5")
 NEWTON = ("lambda v: v * v > 2.0 + 1e-9", "lambda v: 0.5 * (v + 2.0 / v)")  # sqrt(2) from above
@@ -30,8 +32,10 @@ BOUNCE = ("lambda v: v < 3.0", "lambda v: v * -2.0")
 
 def same(student, reference, loop, x, max_iters, what):
     x = np.asarray(x, dtype=np.float64)
-    got = run_in(student, PROBE, x, loop[0], loop[1], max_iters)
-    want = run_in(reference, PROBE, x, loop[0], loop[1], max_iters)
+    got = dict(zip(("final", "steps", "grad"), run_engine_graph(
+        reference, run_in(student, BUILD, list(x.shape), loop[0], loop[1], max_iters), {"x": x}, grad=True)))
+    want = dict(zip(("final", "steps", "grad"), run_engine_graph(
+        reference, run_in(reference, BUILD, list(x.shape), loop[0], loop[1], max_iters), {"x": x}, grad=True)))
     close(got["final"], want["final"], what=localize({"en": "{what}: the final state", "zh-hans": "{what}：最终状态"}, what=what))
     close(got["steps"], want["steps"], what=localize(
         {"en": "{what}: the number of steps each element took", "zh-hans": "{what}：每个元素走过的步数"}, what=what))

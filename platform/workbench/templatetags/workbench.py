@@ -7,11 +7,26 @@ from django import template
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from grading.dispatch import SUBMISSION_JOB
+from grading.jobs import JobKind, Progress
 from workbench import messages
+from workbench.models import PracticeRun
+from workbench.practice import PRACTICE_JOB
 from workbench.selectors import hints_of
 from workbench.verdicts import VerdictView, verdict_view
 
 register = template.Library()
+
+
+# The job kinds whose rows these pages poll; their progress map is the one model of what a page shows.
+JOB_OF = {PracticeRun: PRACTICE_JOB}
+
+
+@register.simple_tag
+def progress(row: Any) -> Progress:
+    """Where a polled job stands (queued, running, measuring, done, failed), by the job path's map."""
+    kind: JobKind = JOB_OF.get(type(row), SUBMISSION_JOB)
+    return kind.progress_of(row)
 
 
 @register.simple_tag

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.harness.programs import Family
-from sandbox.runtime.lent_cgroup import LentCgroup
+from sandbox.zygote import LentCgroup
 
 V1 = Path("/sys/fs/cgroup/freezer")
 V2 = Path("/sys/fs/cgroup/unified")

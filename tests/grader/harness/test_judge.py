@@ -40,7 +40,8 @@ def judge(
     for name, data in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(data)
-    # Outside a sandbox the judge finds sandbox.runtime in the tree under test (after the bundle).
+    # Outside a sandbox the judge finds the runtime (sandbox.framing, sandbox.zygote) in the tree under test
+    # (after the bundle).
     env = {"PATH": os.environ["PATH"], contract.UNISOLATED_ENV: "1", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-m", "grader.harness", "out"], cwd=tmp_path, env=env, capture_output=True, timeout=120

@@ -44,17 +44,23 @@ def test_one_entry_per_student_kept_in_the_verdict_transaction():
     assert Entry.objects.get().submission == faster
 
 
-def test_the_same_code_graded_again_shows_its_latest_measurement_not_its_luckiest():
+def test_the_same_code_graded_again_is_pooled_so_a_lucky_draw_is_outvoted():
     ex = make.exercise()
     student = make.user()
     make.graded(student, ex, ratio=1.0, code="def f():\n    return 1\n")
-    # The same code (modulo trailing blanks): its latest accepted grading stands, lucky or not.
+    # The same code (modulo trailing blanks): one more draw of its speed, never a re-draw. Of
+    # two, the slower middle one counts, so a lucky second grading gains nothing.
     make.graded(student, ex, ratio=0.5, code="def f():   \r\n    return 1\n\n")
-    assert Entry.objects.get().ratio == pytest.approx(0.5)
+    entry = Entry.objects.get()
+    assert (entry.ratio, len(entry.pool)) == (pytest.approx(1.0), 2)
     latest = make.graded(student, ex, ratio=0.9, code="def f():\n    return 1\n")
     entry = Entry.objects.get()
-    assert (entry.submission, entry.ratio) == (latest, pytest.approx(0.9))  # not the minimum, 0.5
-    make.graded(student, ex, ratio=0.6, code="def g():\n    return 1\n")  # other code, faster: better
+    # The median of three: neither the luckiest (0.5) nor simply the latest.
+    assert (entry.submission, entry.ratio, entry.ratio_low, entry.ratio_high) == (
+        latest, pytest.approx(0.9), pytest.approx(0.9 * 0.95), pytest.approx(0.9 * 1.05))
+    make.graded(student, ex, ratio=0.6, code="def g():\n    return 1\n")  # other code, clearly faster: better
+    entry = Entry.objects.get()
+    assert (entry.ratio, len(entry.pool)) == (pytest.approx(0.6), 1)  # its own pool
     make.graded(student, ex, ratio=0.95, code="def h():\n    return 1\n")  # other code, slower: not
     assert Entry.objects.get().ratio == pytest.approx(0.6)
 
@@ -207,8 +213,8 @@ def test_the_one_query_ranking_agrees_with_the_portable_one(monkeypatch):
     fast = _ranking(entries)
     monkeypatch.setattr(connection, "vendor", "sqlite")
     portable = _ranking(entries)
-    assert (fast.histogram, fast.lows, fast.highs) == (portable.histogram, portable.lows, portable.highs)
-    assert fast.histogram == {1.0: 4, 0.5: 2} and len(fast.lows) == 3
+    assert (fast.histogram, fast.ratios, fast.reaches) == (portable.histogram, portable.ratios, portable.reaches)
+    assert fast.histogram == {1.0: 4, 0.5: 2} and len(fast.ratios) == 3
 
 
 def test_the_cached_site_ranking_follows_new_bests_hiding_and_the_hidden_viewer(django_assert_max_num_queries):

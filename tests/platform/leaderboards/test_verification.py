@@ -1,6 +1,6 @@
 """Re-measuring the top of a board in one session: asked for when a new best reaches the top
 (debounced) and by beat, run once per batch, graded on Docker in interleaved rounds on one
-seed, the new intervals stored together and ranked by the usual overlap rule."""
+seed, the new intervals stored together and ranked by the board's rule."""
 
 from datetime import timedelta
 

@@ -1,7 +1,12 @@
 """An LMS for the tests, built on lti1p3platform (an LTI 1.3 platform implementation no one here
 wrote): it starts the OIDC login, signs launches and deep-linking requests, serves its JWKS and an
 OAuth2 token endpoint, keeps a gradebook of the scores posted to its line items (AGS), takes
-deep-linking responses and answers roster requests (NRPS), over real HTTP on 127.0.0.1."""
+deep-linking responses and answers roster requests (NRPS), over real HTTP on 127.0.0.1.
+
+Dynamic registration (IMS LTI Dynamic Registration 1.0) is not in lti1p3platform; its platform side
+here is written from the spec, as small as it can be: an OpenID configuration, a registration
+endpoint that takes a one-time registration token, and an administrator's page that opens the tool's
+registration link in a frame and records the close message the tool posts to it."""
 
 from __future__ import annotations
 
@@ -9,11 +14,12 @@ import base64
 import html
 import itertools
 import json
+import secrets
 import threading
 import typing as t
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, urlparse
+from urllib.parse import parse_qsl, urlencode, urlparse
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -31,6 +37,7 @@ LIS = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 INSTRUCTOR = [LIS + "Instructor"]
 LEARNER = [LIS + "Learner"]
 DEEP_LINK = "deeplink"
+TOOL_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-tool-configuration"
 
 
 def rsa_pem_pair() -> tuple[str, str]:
@@ -96,6 +103,23 @@ def launch_form(launch: dict[str, str]) -> str:
     )
 
 
+def register_tool_page(start_url: str) -> str:
+    """An LMS administrator's page that registers a tool by URL: the tool's page in a frame, closed
+    (and the message kept) when the tool posts org.imsglobal.lti.close to it."""
+    return (
+        "<html><body><h1>Register a tool</h1>"
+        f'<iframe id="tool" src="{html.escape(start_url)}" style="width:100%;height:600px"></iframe>'
+        "<script>window.addEventListener('message', function (event) {"
+        "  if (!event.data || event.data.subject !== 'org.imsglobal.lti.close') return;"
+        "  fetch('/admin/register-tool/closed', {method: 'POST', headers: {'Content-Type': 'application/json'},"
+        "    body: JSON.stringify(event.data)}).then(function () {"
+        "      document.getElementById('tool').remove();"
+        "      document.querySelector('h1').textContent = 'Tool registered';"
+        "  });"
+        "});</script></body></html>"
+    )
+
+
 class Lms:
     """One course in one LMS, with the people and links a test gives it."""
 
@@ -105,7 +129,8 @@ class Lms:
     context_id = "course-v1:graphs"
     context_title = "Graphs 101"
 
-    def __init__(self, tool_url: str, *, tool_keyset: dict | None = None, host: str = "127.0.0.1") -> None:
+    def __init__(self, tool_url: str, *, tool_keyset: dict | None = None, host: str = "127.0.0.1",
+                 issuer_is_url: bool = False) -> None:
         self.tool_url = tool_url.rstrip("/")
         self.tool_keyset = tool_keyset
         self.private_key, self.public_key = rsa_pem_pair()
@@ -121,6 +146,12 @@ class Lms:
         # ``host`` names the address as the tool's pages do ("localhost" beside a live server on it), so
         # that the browser's cookies of a plain-HTTP test are same-site as a real LMS's are over HTTPS.
         self.url = f"http://{host}:{self._server.server_address[1]}"
+        if issuer_is_url:  # as an LMS that registers tools dynamically is: its issuer is where it is
+            self.issuer = self.url
+        self.configured_issuer: str | None = None  # the issuer its OpenID configuration names, if not its own
+        self.registration_tokens: set[str] = set()  # one-time tokens the registration endpoint takes
+        self.tool_registrations: list[dict] = []  # every client registration a tool posted and we took
+        self.close_messages: list[dict] = []  # what the tool's registration page posted to our frame
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     # -- life ---------------------------------------------------------------------------------
@@ -151,6 +182,52 @@ class Lms:
     def start_url(self, person: str, link: str = DEEP_LINK) -> str:
         """Where a person clicks in the LMS: the OIDC login initiation of one link."""
         return f"{self.url}/start?user={person}&link={link}"
+
+    def registration_start_url(self, tool_registration_url: str) -> str:
+        """The tool's registration link as the LMS opens it: with our configuration's address and a
+        fresh one-time registration token."""
+        token = secrets.token_urlsafe(16)
+        self.registration_tokens.add(token)
+        query = urlencode({"openid_configuration": f"{self.url}/.well-known/openid-configuration",
+                           "registration_token": token})
+        return f"{tool_registration_url}?{query}"
+
+    def openid_configuration(self) -> dict[str, t.Any]:
+        """The platform's OpenID configuration (Dynamic Registration 1.0, §3.4)."""
+        return {
+            "issuer": self.configured_issuer or self.issuer,
+            "authorization_endpoint": f"{self.url}/authorize",
+            "token_endpoint": f"{self.url}/token",
+            "jwks_uri": f"{self.url}/jwks",
+            "registration_endpoint": f"{self.url}/register",
+            "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+            "token_endpoint_auth_signing_alg_values_supported": ["RS256"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "response_types_supported": ["id_token"],
+            "subject_types_supported": ["public", "pairwise"],
+            "scopes_supported": ["openid", "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+                                 "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"],
+            "claims_supported": ["iss", "sub", "name", "given_name", "family_name", "email"],
+            "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                "product_family_code": "lti1p3platform-tests", "version": "0.1.8",
+                "messages_supported": [{"type": "LtiResourceLinkRequest"}, {"type": "LtiDeepLinkingRequest"}],
+            },
+        }
+
+    def take_registration(self, authorization: str, client: t.Any) -> tuple[int, dict[str, t.Any]]:
+        """The registration endpoint (§3.5): a valid one-time token and a complete LTI tool client."""
+        token = authorization.removeprefix("Bearer ").strip()
+        if token not in self.registration_tokens:
+            return 401, {"error": "invalid_token"}
+        tool = (client or {}).get(TOOL_CONFIGURATION) or {}
+        needed = [client.get("initiate_login_uri"), client.get("redirect_uris"), client.get("jwks_uri"),
+                  tool.get("domain"), tool.get("target_link_uri")] if isinstance(client, dict) else [None]
+        if not all(needed) or "id_token" not in client.get("response_types", []):
+            return 400, {"error": "invalid_client_metadata"}
+        self.registration_tokens.discard(token)
+        self.tool_registrations.append(client)
+        return 200, {**client, "client_id": self.client_id,
+                     TOOL_CONFIGURATION: {**tool, "deployment_id": self.deployment_id}}
 
     def scores_for(self, link: Link) -> list[dict]:
         return [s for s in self.scores if s["lineitem"] == link.lineitem]
@@ -259,6 +336,10 @@ class Lms:
                 elif path == "/memberships":
                     self._service_reply(_Roster(request, lms.config(), f"{lms.url}/memberships", lms=lms)
                                         .handle_get_members())
+                elif path == "/.well-known/openid-configuration":
+                    self._send(200, json.dumps(lms.openid_configuration()), "application/json")
+                elif path == "/admin/register-tool":
+                    self._send(200, register_tool_page(lms.registration_start_url(request.get_data["url"])))
                 elif path == "/gradebook":
                     self._send(200, json.dumps(lms.scores), "application/json")
                 else:
@@ -283,6 +364,12 @@ class Lms:
                     lineitem = path.split("/")[2]
                     service = _Grades(request, lms.config(), f"{lms.url}/lineitems", lms=lms)
                     self._service_reply(service.handle_resp(service.handle_update_score, line_item_id=lineitem))
+                elif path == "/register":
+                    status, answer = lms.take_registration(self.headers.get("Authorization", ""), request.json)
+                    self._send(status, json.dumps(answer), "application/json")
+                elif path == "/admin/register-tool/closed":
+                    lms.close_messages.append(request.json)
+                    self._send(204, "")
                 elif path == "/deep-link-return":
                     items = lms.config().validate_deeplinking_resp({"JWT": request.form_data["JWT"]})
                     lms.content_items.extend(items)

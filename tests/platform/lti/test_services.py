@@ -1,6 +1,8 @@
 """Deep linking (the picker's signed response, read back by lti1p3platform), roster sync over
 Names and Role Provisioning, and key rotation with the JWKS serving the current and previous keys."""
 
+import re
+
 import pytest
 from django.core.management import call_command
 from django.test import Client
@@ -68,6 +70,44 @@ def test_the_roster_button_is_the_instructors(lms):
     launch(student, lms, "student", DEEP_LINK)
     course = Course.objects.get()
     assert student.post(f"/lti/courses/{course.pk}/roster/").status_code == 404
+
+
+def test_the_instructor_asks_for_a_sync_sees_it_running_then_sees_the_members(
+    lms, django_capture_on_commit_callbacks
+):
+    lms.add_person("ta", "Tao Assistant", [f"{LIS[:-1]}/Instructor#TeachingAssistant"])
+    teacher = Client()
+    launch(teacher, lms, "teacher", DEEP_LINK)
+    course = Course.objects.get()
+    page_url = f"/lti/courses/{course.pk}/"
+
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        assert teacher.post(f"/lti/courses/{course.pk}/roster/")["Location"] == page_url
+    assert len(queued) == 1  # one sync per LMS link, sent once the request commits
+    waiting = teacher.get(page_url).content.decode()
+    assert 'hx-trigger="every 2s"' in waiting and "syncing with the LMS" in waiting
+
+    roster_sync(LinkedCourse.objects.get().pk)  # what the worker does with the task
+
+    synced = teacher.get(page_url).content.decode()
+    assert "hx-trigger" not in synced and "3 members brought in" in synced
+    rows = re.findall(r'<tr data-role="(\w+)"><td>([^<]+)</td>', synced)
+    assert rows == [("assistant", "Tao Assistant"), ("instructor", "Pat Teacher"), ("student", "Sam Student")]
+
+
+def test_a_roster_sync_that_fails_stops_the_page_polling_and_says_why(lms):
+    teacher = Client()
+    launch(teacher, lms, "teacher", DEEP_LINK)
+    course = Course.objects.get()
+    link = LinkedCourse.objects.get()
+    link.context.memberships_url = f"{lms.url}/no-roster-here"
+    link.context.save()
+    teacher.post(f"/lti/courses/{course.pk}/roster/")
+
+    roster_sync(link.pk)
+
+    page = teacher.get(f"/lti/courses/{course.pk}/").content.decode()
+    assert "hx-trigger" not in page and "no-roster-here" in page
 
 
 def test_rotation_keeps_the_previous_key_in_the_jwks_and_signs_with_the_new_one(lms):

@@ -290,6 +290,7 @@ def seed(rng: random.Random, o: dict[str, Any], out: OutputWrapper) -> None:
             "ratio",
             "ratio_low",
             "ratio_high",
+            "pool",
             "achieved_at",
         ],
         (
@@ -303,6 +304,7 @@ def seed(rng: random.Random, o: dict[str, Any], out: OutputWrapper) -> None:
                 ratio,
                 round(ratio * 0.93, 3) if ratio else None,
                 round(ratio * 1.08, 3) if ratio else None,
+                json.dumps([[ratio, round(ratio * 0.93, 3), round(ratio * 1.08, 3)]] if ratio else []),
                 created,
             )
             for (s, e), (sid, score, ratio, created, _code) in best.items()

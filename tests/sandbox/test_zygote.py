@@ -1,16 +1,35 @@
-"""The zygote on its own: workers forked from a clean interpreter, set up as an exec would leave them."""
+"""sandbox/zygote.py: the zygote on its own (workers forked from a clean interpreter, set up as
+an exec would leave them), the syscall filter loaded into a real process (it denies what it
+says and allows the rest), and the lent cgroup as root inside a sandbox uses it, on real
+cgroups lent the way delegation.py lends them: one folder per controller under one folder."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
+import subprocess
 import sys
+import tempfile
 import time
+import uuid
+from pathlib import Path
 
 import pytest
 
-from sandbox.runtime.zygote import Zygote, ZygoteError
+from sandbox.framing import CHILD_CGROUP_ENV, FREEZER, PIDS
+from sandbox.zygote import (
+    CLONE,
+    CLONE3,
+    DENIED_X86_64,
+    LentCgroup,
+    Zygote,
+    ZygoteError,
+    filter_program,
+    filter_supported,
+    serve,
+)
 
 REPORT = """\
 import json, os, random, resource, signal, sys
@@ -134,8 +153,6 @@ def test_a_zygote_refuses_to_fork_once_cuda_is_initialised():
         fake = type(sys)("torch")
         fake.cuda = type("cuda", (), {"is_initialized": staticmethod(lambda: True)})
         sys.modules["torch"] = fake
-        from sandbox.runtime.zygote import serve
-
         serve(theirs)
         os._exit(0)
     theirs.close()
@@ -153,3 +170,159 @@ def test_the_zygote_of_a_real_preload_never_initialises_cuda(tmp_path):
         own.wait(pid, 10)
     finally:
         own.close()
+
+
+# -- the syscall filter --
+
+# Loads the filter (no_new_privs first, as bwrap does), then tries each call by number.
+PROBE = r"""
+import ctypes, json, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+program = sys.stdin.buffer.read()
+class Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+prog = Prog(len(program) // 8, program)
+assert libc.prctl(38, 1, 0, 0, 0) == 0                       # PR_SET_NO_NEW_PRIVS
+assert libc.prctl(22, 2, ctypes.byref(prog), 0, 0) == 0, ctypes.get_errno()  # PR_SET_SECCOMP, FILTER
+def errno_of(number, *args):
+    result = libc.syscall(number, *args)
+    return 0 if result >= 0 else ctypes.get_errno()
+results = {
+    "unshare_user": errno_of(272, 0x10000000),
+    "keyctl": errno_of(250, 0, 0, 0, 0),
+    "clone3": errno_of(435, 0, 0),
+    "bpf": errno_of(321, 0, 0, 0),
+    "mount": errno_of(165, 0, 0, 0, 0, 0),
+    "shmget": errno_of(29, 0, 4096, 0o1600),
+    "mq_open": errno_of(240, b"/q", 0o100, 0o600, 0),
+    "getpid": errno_of(39),
+}
+pid = os.fork()  # clone without CLONE_NEW* flags stays allowed
+if pid == 0:
+    os._exit(7)
+results["fork"] = os.waitpid(pid, 0)[1] >> 8
+print(json.dumps(results))
+"""
+
+
+def test_the_program_is_whole_instructions_with_jumps_in_range():
+    program = filter_program()
+    assert len(program) % 8 == 0 and 0 < len(program) // 8 < 4096
+    assert program[-32:-28] == (0x06).to_bytes(2, "little") + b"\0\0"  # ends in RET instructions
+
+
+def test_a_process_under_the_filter_is_denied_exactly_what_it_names(requires):
+    requires("x86_64, where the filter applies", filter_supported(), "run on x86_64")
+    done = subprocess.run([sys.executable, "-I", "-c", PROBE], input=filter_program(),
+                          capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr.decode()
+    results = json.loads(done.stdout)
+    eperm, enosys = 1, 38
+    assert results == {"unshare_user": eperm, "keyctl": eperm, "clone3": enosys, "bpf": eperm, "mount": eperm,
+                       "shmget": eperm, "mq_open": eperm,
+                       "getpid": 0, "fork": 7}
+
+
+def test_every_denied_name_is_a_distinct_syscall_number():
+    numbers = list(DENIED_X86_64.values())
+    assert len(numbers) == len(set(numbers)) and CLONE not in numbers and CLONE3 not in numbers
+
+
+# -- the lent cgroup --
+
+V1 = Path("/sys/fs/cgroup")
+FORKS = """\
+import os, time
+made = 0
+for _ in range(10):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        os.close(1), os.close(2)  # the test reads the parent's output to its end
+        time.sleep(5)
+        os._exit(0)
+    made += 1
+print(made)
+"""
+
+
+@pytest.fixture
+def lent(requires):
+    """A folder holding freezer/ and pids/ as delegation.py mounts them (v1), and its env."""
+    requires("root, to make cgroups", os.geteuid() == 0, "run the tests as root (CI does)")
+    requires("the cgroup v1 freezer and pids", (V1 / FREEZER).is_dir() and (V1 / PIDS).is_dir(),
+             "mount the freezer and pids hierarchies")
+    name = f"graphdojo-test-{uuid.uuid4().hex[:8]}"
+    folder = Path(tempfile.mkdtemp(prefix="lent-"))
+    made = [V1 / controller / name for controller in (FREEZER, PIDS)]
+    for controller, cgroup in zip((FREEZER, PIDS), made, strict=True):
+        cgroup.mkdir()
+        (folder / controller).symlink_to(cgroup)
+    yield folder
+    for cgroup in made:
+        procs = (cgroup / "cgroup.procs").read_text().split()
+        if cgroup.parent.name == FREEZER:
+            (cgroup / "freezer.state").write_text("THAWED")
+        for pid in procs:
+            try:
+                os.kill(int(pid), 9)
+            except ProcessLookupError:
+                pass
+    for cgroup in made:
+        for _ in range(100):
+            try:
+                cgroup.rmdir()
+                break
+            except OSError:
+                time.sleep(0.05)
+    shutil.rmtree(folder)
+
+
+def _join(cgroup: LentCgroup):
+    def enter() -> None:  # in the child, while still root: into every controller's folder
+        for procs in cgroup.join_files():
+            Path(procs).write_text(str(os.getpid()))
+    return enter
+
+
+def _ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def test_no_cgroup_is_lent_without_the_variable_or_a_freezer_to_write(tmp_path):
+    assert LentCgroup.lent({}) is None
+    (tmp_path / PIDS).mkdir()
+    assert LentCgroup.lent({CHILD_CGROUP_ENV: str(tmp_path)}) is None
+
+
+def test_what_is_inside_freezes_and_thaws_as_one(lent):
+    cgroup = LentCgroup.lent({CHILD_CGROUP_ENV: str(lent)})
+    assert cgroup is not None and not cgroup.v2
+    busy = subprocess.Popen(["/bin/sh", "-c", "while :; do :; done"], preexec_fn=_join(cgroup))
+    try:
+        assert cgroup.pids() == [busy.pid]
+        assert cgroup.freeze(settle_s=5.0) is True and cgroup.is_frozen()
+        before = _ticks(busy.pid)
+        time.sleep(0.3)
+        assert _ticks(busy.pid) == before  # not one tick while frozen
+        cgroup.thaw()
+        deadline = time.monotonic() + 5
+        while _ticks(busy.pid) == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _ticks(busy.pid) > before
+    finally:
+        busy.kill()
+        busy.wait(timeout=10)
+
+
+def test_the_process_cap_binds_everything_inside(lent):
+    cgroup = LentCgroup.lent({CHILD_CGROUP_ENV: str(lent)})
+    assert cgroup is not None
+    cgroup.limit_processes(3)
+    assert (lent / PIDS / "pids.max").read_text().strip() == "3"
+    done = subprocess.run([sys.executable, "-c", FORKS], preexec_fn=_join(cgroup), capture_output=True, text=True,
+                          timeout=30)
+    assert done.stdout.strip() == "2", done  # itself and two children: three in all

@@ -21,10 +21,12 @@ It also holds what confines every untrusted process in a sandbox (``confine``, `
 and the syscall filter): the bootstrap applies it to every program that is not trusted,
 the zygote to every worker it forks. Each process family gets a home of its own, 0700 and
 owned by its uid, under a /tmp that only root may write: nothing one family can write is a
-path another family's process ever reads.
+path another family's process ever reads. And what the host lends for those processes, as
+a program inside finds it: the uid (``lent_uid``) and the cgroup (``LentCgroup``: join,
+``pids.max``, freeze and thaw as one), which the judge uses for the student's processes.
 
 Standard library only: this file travels into every sandbox with the bootstrap
-(``sandbox.protocol.BOOTSTRAP_SOURCE`` installs it as ``sandbox.runtime.zygote``), and the judge, a fork
+(``sandbox.protocol.BOOTSTRAP_SOURCE`` installs it as ``sandbox.zygote``), and the judge, a fork
 of that bootstrap, uses the client half from there.
 
 The protocol, one JSON datagram per message on a SOCK_SEQPACKET pair:
@@ -58,11 +60,12 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from sandbox.runtime.names import ZYGOTE_FD_ENV
+from sandbox.framing import CHILD_CGROUP_ENV, FREEZER, PIDS, UNIFIED, ZYGOTE_FD_ENV
 
 MAX_MESSAGE = 1 << 20
 MAX_FDS = 16
@@ -445,6 +448,105 @@ def install_filter(program: bytes) -> None:
         raise OSError(error, f"cannot load the syscall filter: {os.strerror(error)}")
 
 
+# -- the lent cgroup, as root inside uses it ----------------------------------------------
+# The host (delegation.py) mounts the lent folder at CHILD_CGROUP_DIR (named in
+# CHILD_CGROUP_ENV), one sub-folder per cgroup v1 controller (``freezer``, ``pids``) or one
+# v2 folder (``unified``). A process that root writes into ``cgroup.procs`` before it drops
+# its uid can never move itself out; freezing is one write that the kernel applies to every
+# task inside at once, and to any task forked from then on, so no fork slips through. Where
+# no cgroup is lent (gVisor, whose cgroupfs has no freezer) ``LentCgroup.lent()`` is None and
+# the judge must fall back to signals.
+
+_SETTLE_POLL_S = 0.0002
+
+
+class LentCgroup:
+    """The lent cgroup's folder inside the sandbox and what its files do."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.v2 = (folder / UNIFIED).is_dir()
+
+    @classmethod
+    def lent(cls, env: Mapping[str, str] = os.environ) -> LentCgroup | None:
+        """The cgroup this sandbox lent, where this process may use it: it can freeze it, and
+        a child can join it (a cgroup v2 namespace may refuse that: then every start of an
+        untrusted process would fail, so it is better to have none). None where none is lent."""
+        folder = env.get(CHILD_CGROUP_ENV, "")
+        writable = bool(folder) and (
+            os.access(os.path.join(folder, FREEZER, "freezer.state"), os.W_OK)
+            or os.access(os.path.join(folder, UNIFIED, "cgroup.freeze"), os.W_OK)
+        )
+        if not writable:
+            return None
+        cgroup = cls(Path(folder))
+        return cgroup if cgroup._can_join() else None
+
+    def _can_join(self) -> bool:
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                for procs in self.join_files():
+                    with open(procs, "w") as file:
+                        file.write(str(os.getpid()))
+                code = 0
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status) == 0
+
+    def _file(self, controller: str, name: str) -> Path:
+        return self.folder / (UNIFIED if self.v2 else controller) / name
+
+    def join_files(self) -> list[str]:
+        """The cgroup.procs files a new process writes itself into (while still root)."""
+        return sorted({str(self._file(c, "cgroup.procs")) for c in (FREEZER, PIDS)})
+
+    def limit_processes(self, count: int) -> None:
+        """Cap the processes inside at ``count``: only ever lower, since the host's limit on the
+        parent folder, which is not lent, bounds everything below it."""
+        self._file(PIDS, "pids.max").write_text(str(count))
+
+    def pids(self) -> list[int]:
+        """Every process inside, read as root: the lent folder need not be readable by the
+        processes it holds."""
+        return [int(p) for p in _read(self._file(FREEZER, "cgroup.procs")).split()]
+
+    def set_frozen(self, frozen: bool) -> None:
+        if self.v2:
+            self._file(FREEZER, "cgroup.freeze").write_text("1" if frozen else "0")
+        else:
+            self._file(FREEZER, "freezer.state").write_text("FROZEN" if frozen else "THAWED")
+
+    def is_frozen(self) -> bool:
+        if self.v2:
+            return "frozen 1" in _read(self._file(FREEZER, "cgroup.events"))
+        return _read(self._file(FREEZER, "freezer.state")).strip() == "FROZEN"
+
+    def freeze(self, settle_s: float = 0.0) -> bool:
+        """Freeze everything inside; with ``settle_s``, wait that long at most for the state to
+        read frozen, and say whether it did. Waiting only matters before listing the tasks to
+        kill: under load it costs a scheduling round per task, so a race does not wait."""
+        self.set_frozen(True)
+        deadline = time.monotonic() + settle_s
+        while settle_s and not self.is_frozen():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_SETTLE_POLL_S)
+        return True
+
+    def thaw(self) -> None:
+        self.set_frozen(False)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
 # -- running a Python program in this process ---------------------------------------------
 
 
@@ -523,7 +625,7 @@ def fork_zygote() -> socket.socket:
 
 
 def main() -> None:
-    """``python3 -I -c 'from sandbox.runtime.zygote import main; main()' FD [MODULES]``: a launched zygote."""
+    """``python3 -I -c '...from sandbox.zygote import main; main()' FD [MODULES]``: a launched zygote."""
     for module in filter(None, (sys.argv[2] if len(sys.argv) > 2 else "").split(",")):
         __import__(module)
     serve(socket.socket(fileno=int(sys.argv[1])))
@@ -553,10 +655,12 @@ class Zygote:
         """A zygote of our own, for a judge no sandbox started (tests, tools): a fresh
         interpreter, so as clean as a lent one."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        # -I leaves the working folder and PYTHONPATH out: the folder that holds this copy
-        # of the package goes first, so that the zygote runs the same code as its judge.
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        start = f"import sys; sys.path.insert(0, {root!r}); from sandbox.runtime.zygote import main; main()"
+        # -I leaves the working folder and PYTHONPATH out. The zygote sees this folder as a
+        # sandbox holds it: a bare package of the runtime's files (the judge's own copy of
+        # them), never the host half that sandbox/__init__.py imports with the docker SDK.
+        folder = os.path.dirname(os.path.abspath(__file__))
+        start = (f"import sys, types; runtime = types.ModuleType('sandbox'); runtime.__path__ = [{folder!r}]; "
+                 "sys.modules['sandbox'] = runtime; from sandbox.zygote import main; main()")
         process = subprocess.Popen(
             [sys.executable, "-I", "-c", start,
              str(theirs.fileno()), ",".join(preload)],

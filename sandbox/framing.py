@@ -1,13 +1,15 @@
-"""What crosses between the host and a sandbox's bootstrap, byte for byte (standard library only).
+"""What the host and the programs inside a sandbox must spell alike, defined once (standard
+library only): the bytes that cross between the host and a sandbox's bootstrap, and the names
+both sides use (paths inside, environment variables, descriptors).
 
     bootstrap -> host   READY, once it can take a job
     host -> bootstrap   u32 length + JSON job, then u64 length + a tar of the files
     bootstrap -> host   u32 length + JSON report, then the stdout, stderr and tar bytes it sizes
 
-The host (sandbox/protocol.py) and the bootstrap (bootstrap.py) both frame through this
-module. Nothing of this repository exists inside a sandbox, so the bootstrap gets this file
-as part of its one script (``sandbox.protocol.BOOTSTRAP_SOURCE``), installed as
-``sandbox.runtime.framing``.
+The host (protocol.py, the backends, delegation.py, cgroups.py), the bootstrap
+(bootstrap.py), the zygote (zygote.py) and the judge all import this module. Nothing of this
+repository exists inside a sandbox, so the bootstrap gets this file as part of its one script
+(``sandbox.protocol.BOOTSTRAP_SOURCE``), installed as ``sandbox.framing``.
 """
 from __future__ import annotations
 
@@ -16,6 +18,32 @@ import struct
 from collections.abc import Callable
 from typing import Any, NotRequired, TypedDict
 
+# -- paths inside every sandbox --
+WORKDIR = "/job"  # the program's working folder, holding the job's files
+OUTPUT_DIR = "out"  # in the working folder: what the program leaves there comes back to the host
+CHILD_CGROUP_DIR = "/sandbox-cgroup"  # where the lent cgroup is mounted, one folder per controller
+# The lent cgroup's folders under CHILD_CGROUP_DIR: one per cgroup v1 controller, or one v2 folder.
+FREEZER, PIDS = "freezer", "pids"
+UNIFIED = "unified"
+
+# -- what the host lends a sandbox (delegation.py), as its program learns it --
+CHILD_UID_ENV = "SANDBOX_CHILD_UID"  # the uid every untrusted process runs as, unique on the host
+TRUSTED_UID_ENV = "SANDBOX_TRUSTED_UID"  # a second one, for trusted workers that need no root
+CHILD_CGROUP_ENV = "SANDBOX_CHILD_CGROUP"  # CHILD_CGROUP_DIR, where a cgroup is lent
+# Where the program reads the bytes of memory the whole sandbox holds (files in its tmpfs and
+# memory no process maps included): a file holding the number (its memory cgroup's usage), or
+# MEMINFO where /proc/meminfo is the sandbox's own (gVisor). Unset: /sys/fs/cgroup, if shown.
+MEMORY_USAGE_ENV = "SANDBOX_MEMORY_USAGE"
+MEMORY_USAGE_FILE = "/sandbox-memory/usage"  # where the local backend binds its cgroup's usage
+MEMINFO = "meminfo"
+
+# -- what the bootstrap gives a trusted program (the judge) --
+ZYGOTE_FD_ENV = "SANDBOX_ZYGOTE_FD"  # the judge's end of the zygote's socket
+SECRET_FD_ENV = "SANDBOX_SECRET_FD"  # the descriptor the run's secret is read from (never a variable or a file)
+ZYGOTE_FD, SECRET_FD = 3, 4  # ...and where they are
+PRELOADED_ENV = "SANDBOX_PRELOADED"  # the modules imported before the job, comma-separated
+
+# -- the bytes between host and bootstrap --
 READY = b"GDREADY\n"
 REPORT_HEADER_MAX = 64 * 1024
 _U32 = struct.Struct(">I")

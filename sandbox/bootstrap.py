@@ -7,8 +7,8 @@ it comes from inside the namespace. So ``kill(-1)``, ``kill(getppid())`` and SIG
 cannot take the supervisor down, and the host always gets a report.
 
 Protocol, over stdin/stdout (nothing else is shared with the host; the bytes are framed by
-framing.py, which the host installs, with the rest of sandbox/runtime/, ahead of this file
-in the one script a sandbox runs):
+framing.py, which the host installs, with zygote.py, ahead of this file in the one script
+a sandbox runs):
 
 1. optionally pre-imports modules (numpy and torch, for a grading or the warm pool), forks
    the zygote (zygote.py) that will fork the judge's workers, then writes READY;
@@ -49,17 +49,21 @@ import tarfile
 import time
 from typing import IO, cast
 
-from sandbox.runtime.framing import READY, Job, Report, pack_report, read_job
-from sandbox.runtime.names import (
+from sandbox.framing import (
     CHILD_UID_ENV,
     OUTPUT_DIR,
     PRELOADED_ENV,
+    READY,
     SECRET_FD,
     SECRET_FD_ENV,
     ZYGOTE_FD,
     ZYGOTE_FD_ENV,
+    Job,
+    Report,
+    pack_report,
+    read_job,
 )
-from sandbox.runtime.zygote import (
+from sandbox.zygote import (
     confine,
     fork_zygote,
     home_env,
