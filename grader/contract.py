@@ -465,7 +465,7 @@ class Rule(TypedDict):
     one name reached through its module (``numpy.broadcast_shapes``); ``calls``: a function
     the student may not call, by its dotted or builtin name (``exec``). The judge refuses a
     submission that names one (grader/harness/rules.py, before the run) and the student's
-    process refuses to import a banned module (grader/harness/guard.py, while it runs)."""
+    process never holds a banned module (grader/guard.py, while it runs)."""
 
     modules: list[str]
     attributes: list[str]

@@ -10,12 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TREES = ("platform", "grader", "sandbox", "graphdojo", "bench", "testbed")
 
 # (file, function) -> why its imports must wait until it runs. Keep this short.
-WAITING_IMPORTS = {
-    ("grader/harness/wire.py", "compile_function"): "torch only when a check's function names it: "
-    "a numpy grading's processes never import torch",
-    ("grader/harness/wire.py", "_decode"): "torch only for a torch tensor on the wire (as above)",
-    ("grader/harness/worker.py", "gradients"): "torch only when a check asks for gradients (as above)",
-}
+WAITING_IMPORTS: dict[tuple[str, str], str] = {}
 
 
 def modules() -> Iterator[tuple[str, ast.Module]]:

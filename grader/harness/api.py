@@ -22,10 +22,14 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
-import numpy as np
+try:
+    import numpy as np
+except ModuleNotFoundError:  # loaded with the package by the student's process of an exercise that
+    pass  # bans numpy (grader/guard.py), which never runs a check
 
+from grader.harness import wire
 from grader.harness.messages import PHRASES, Localized, Message, check_localized, localize
-from grader.harness.wire import Fn, TensorArray
+from grader.harness.wire import Fn
 
 # --- what a check can end with ---------------------------------------------------------
 
@@ -94,9 +98,9 @@ def fn(source: str) -> Fn:
     return Fn(source)
 
 
-def tensor(values: Any, dtype: str = "float64", requires_grad: bool = False) -> TensorArray:
+def tensor(values: Any, dtype: str = "float64", requires_grad: bool = False) -> wire.TensorArray:
     """A torch tensor to send to a program, made without importing torch in the judge."""
-    result = np.array(values, dtype=dtype).view(TensorArray)
+    result = np.array(values, dtype=dtype).view(wire.TensorArray)
     result.torch_dtype, result.requires_grad = dtype, requires_grad
     return result
 
@@ -320,7 +324,7 @@ def _compare(got: Any, want: Any, rtol: float | None, atol: float | None, what: 
         for index, (g, w) in enumerate(zip(got, want, strict=True)):
             _compare(g, w, rtol, atol, _part(what, f"[{index}]"))
         return
-    if isinstance(want, np.ndarray) and want.ndim > 0 or isinstance(want, TensorArray):
+    if isinstance(want, np.ndarray) and want.ndim > 0 or isinstance(want, wire.TensorArray):
         _compare_arrays(got, want, rtol, atol, what)
         return
     if isinstance(want, bool | np.bool_) or want is None or isinstance(want, str | bytes):
@@ -365,12 +369,12 @@ def _compare_numbers(got: Any, want: Any, rtol: float | None, atol: float | None
 
 
 def _compare_arrays(got: Any, want: np.ndarray, rtol: float | None, atol: float | None, what: Localized) -> None:
-    if isinstance(want, TensorArray):
-        if not isinstance(got, TensorArray):
+    if isinstance(want, wire.TensorArray):
+        if not isinstance(got, wire.TensorArray):
             _fail("compare.not_a_tensor", what=what, got=_describe(got))
         if got.torch_dtype != want.torch_dtype:
             _fail("compare.tensor_dtype", what=what, expected=str(want.torch_dtype), got=str(got.torch_dtype))
-    elif not isinstance(got, np.ndarray) or isinstance(got, TensorArray):
+    elif not isinstance(got, np.ndarray) or isinstance(got, wire.TensorArray):
         _fail("compare.not_an_array", what=what, got=_describe(got))
     if got.shape != want.shape:
         _fail("compare.shape", what=what, expected=str(tuple(want.shape)), got=str(tuple(got.shape)))
@@ -423,7 +427,7 @@ def _describe(value: Any) -> str:
     if _is_handle(value):
         return repr(value)
     # As code, so that it reads the same in every language.
-    if isinstance(value, TensorArray):
+    if isinstance(value, wire.TensorArray):
         return f"tensor(shape={tuple(value.shape)}, dtype=torch.{value.torch_dtype})"
     if isinstance(value, np.ndarray):
         return f"array(shape={value.shape}, dtype={value.dtype})"

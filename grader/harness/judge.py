@@ -153,7 +153,7 @@ class Judge:
             "student", self.root / contract.SUBMISSION_FILE, lib=self.lib, env=env,
             uid=student_uid() if self.isolated else None, untrusted=True, rlimits=student_limits,
             stdout=self.outputs["stdout"], stderr=self.outputs["stderr"],
-            cgroups=family.join_files(), max_reply_bytes=min(memory, MAX_FRAME_BYTES),
+            cgroups=family.join_files(), max_reply_bytes=min(memory, MAX_FRAME_BYTES), rules=self.rules,
         )
         self.reference_process = Process(
             "reference", self.root / contract.SOLUTION_FILE, lib=self.lib, env=env,
@@ -161,7 +161,6 @@ class Judge:
             stdout=self.private / "reference.out", stderr=self.private / "reference.err",
         )
         self.student = Program("student", self.student_process, family)
-        self.student.rules = self.rules
         self.reference = Program("reference", self.reference_process, None)
         self.reference.budget_s = 3600.0  # the sandbox's own wall limit is the real bound
 

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import errno
 import functools
+import json
 import os
 import resource
 import secrets
 import select
 import signal
+import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from grader import contract
+from grader import contract, guard
 from grader.harness import wire
 from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
 from grader.harness.messages import Message
@@ -42,6 +44,16 @@ OPERATOR_LOG: list[str] = []  # judge tracebacks: for the operators, never shown
 # Which heavy modules the worker inherited is noted before anything of the harness imports them.
 _BOOT = (f"import sys; inherited = [m for m in {HEAVY_MODULES!r} if m in sys.modules]; "
          "sys.path.insert(0, sys.argv[1]); from grader.harness.worker import main; main(inherited)")
+# The student's worker of an exercise with rules: the zygote's fork becomes a fresh interpreter
+# (same uid, limits, cgroup and descriptors), which installs the rules before it imports
+# anything, then the frameworks, then the harness (grader/guard.py). ``-c RULED_BOOT RULES
+# FRAMEWORKS LIB 3 4``. What it imports before the program counts as inherited.
+RULED_BOOT = ("import json, sys; sys.path.insert(0, sys.argv[3]); from grader import guard; "
+              "guard.start(json.loads(sys.argv[1]), [m for m in sys.argv[2].split(',') if m]); "
+              f"inherited = [m for m in {HEAVY_MODULES!r} if m in sys.modules]; "
+              "from grader.harness.worker import main; main(inherited)")
+_FRESH = f"import os, sys; os.execv(sys.executable, [sys.executable, '-I', '-c', {RULED_BOOT!r}, *sys.argv[1:]])"
+STARTUP_TIMEOUT_S = 300.0  # a fresh worker importing its frameworks: off the student's budget
 _PR_SET_NO_NEW_PRIVS = 38
 
 
@@ -171,6 +183,7 @@ class Process:
         stderr: Path | Capture,
         cgroups: Sequence[str] = (),
         max_reply_bytes: int = wire.MAX_FRAME_BYTES,
+        rules: Sequence[contract.Rule] = (),
     ):
         self.side, self.program, self.lib, self.env = side, program, lib, env
         self.uid, self.untrusted, self.rlimits = uid, untrusted, rlimits  # uid None: the judge's own
@@ -178,6 +191,8 @@ class Process:
         self.captures = [c for c in (stdout, stderr) if isinstance(c, Capture)]
         self.cgroups = list(cgroups)  # cgroup.procs files the new process joins before it drops its uid
         self.max_reply_bytes = max_reply_bytes  # the student's: its own memory limit, so no reply can swamp the judge
+        # Rules that ban a module: the process is a fresh interpreter that never holds one.
+        self.rules = list(rules) if guard.banned_modules(rules) else []
         self._pid = -1
         self.status: Exit | None = None  # once reaped
 
@@ -189,7 +204,7 @@ class Process:
         stdin = os.open(os.devnull, os.O_RDONLY)
         try:
             self._pid, self.home = zygote().spawn(
-                ["-c", _BOOT, str(self.lib), "3", "4"],
+                self.argv(),
                 family=self.side,
                 env=self.env,
                 fds=(stdin, out, err, request_read, reply_write),
@@ -214,6 +229,13 @@ class Process:
         self.status = None
         self.reader = _Reader(self.reply_read, self.captures)
         os.set_blocking(self.request_write, False)
+
+    def argv(self) -> list[str]:
+        if not self.rules:
+            return ["-c", _BOOT, str(self.lib), "3", "4"]
+        # The frameworks the judge holds (the sandbox preloaded them for this exercise) but a banned one.
+        frameworks = [m for m in HEAVY_MODULES if m in sys.modules]
+        return ["-c", _FRESH, json.dumps(self.rules), ",".join(frameworks), str(self.lib), "3", "4"]
 
     @property
     def pid(self) -> int:
@@ -501,7 +523,6 @@ class Program:
         # its setup and the call together (``stopwatch``).
         self._watched: float | None = None
         self.check_mutation = side == "student"
-        self.rules: list[contract.Rule] = []  # the exercise's rules, which the student's worker enforces
         self._memory_at_start: tuple[int, int, int | None] = (0, 0, None)  # see held_memory_bytes
 
     # -- lifecycle --
@@ -517,9 +538,15 @@ class Program:
             reason = errno.errorcode.get(error.errno or 0, "OSError")
             raise ProgramStopped(self.side, "RUNTIME_ERROR", Message("stop.cannot_start", reason=reason)) from None
         self.loaded = False
+        if self.process.rules:  # a fresh interpreter: its imports are not the program's time, nor timed
+            watched, self._watched = self._watched, None
+            try:
+                self._exchange({"op": "ready"}, [], STARTUP_TIMEOUT_S)
+            finally:
+                self._watched = watched
         self._memory_at_start = self._memory_now()  # before the program's module runs a line
         source = self.process.program.read_bytes()  # read here, as root: the worker cannot read the bundle
-        load = {"op": "load", "filename": f"{self.module_name}.py", "module": self.module_name, "rules": self.rules}
+        load = {"op": "load", "filename": f"{self.module_name}.py", "module": self.module_name}
         reply, _, elapsed = self._exchange(load, [source], timeout)
         self.budget_s -= elapsed
         if not reply["ok"]:

@@ -6,7 +6,11 @@ keys, numpy arrays and scalars, torch tensors, handles to objects that stay in t
 and (judge -> worker only) function sources. Decoding a worker's reply builds only plain
 data, so nothing a student returns can run code in the judge.
 
-Standard library and numpy only; torch is touched only when a tensor is actually present.
+Standard library and numpy; no function here imports anything. A process's frameworks are
+decided when it starts (the zygote's preload; grader/guard.py for the student's process of an
+exercise with rules): torch is used where the process already holds it, and numpy is optional,
+for the student's process of an exercise that bans it (it never loads numpy, and plain data is
+all that crosses to it). So no harness function ever imports a module on the student's behalf.
 """
 from __future__ import annotations
 
@@ -19,7 +23,12 @@ import sys
 from collections.abc import Callable
 from typing import Any, BinaryIO, Protocol, cast
 
-import numpy as np
+try:
+    import numpy as np
+except ModuleNotFoundError:  # the student's process of an exercise that bans numpy (grader/guard.py)
+    NUMPY = False
+else:
+    NUMPY = True
 
 MAX_FRAME_BYTES = 512 * 2**20  # one message; a reply larger than this is the student's fault
 MAX_HEADER_BYTES = 64 * 2**20
@@ -30,22 +39,24 @@ class ProtocolError(Exception):
     """A frame that is not well-formed: torn, oversized, or holding something not plain data."""
 
 
-class TensorArray(np.ndarray):
-    """A torch tensor as the judge sees it: its values, plus the torch dtype it had."""
+if NUMPY:
+    class TensorArray(np.ndarray):
+        """A torch tensor as the judge sees it: its values, plus the torch dtype it had."""
 
-    torch_dtype: str = ""
-    requires_grad: bool = False
+        torch_dtype: str = ""
+        requires_grad: bool = False
 
-    def __array_finalize__(self, obj: Any) -> None:
-        self.torch_dtype = getattr(obj, "torch_dtype", "")
-        self.requires_grad = getattr(obj, "requires_grad", False)
+        def __array_finalize__(self, obj: Any) -> None:
+            self.torch_dtype = getattr(obj, "torch_dtype", "")
+            self.requires_grad = getattr(obj, "requires_grad", False)
 
 
 class Fn:
     """A function given as source text, so the judge can hand it to a worker.
 
     ``fn("lambda w, x: w * x")`` runs in the judge as a normal callable, and in a worker it
-    is compiled there from the same text. ``np``, ``math`` and (when named) ``torch`` are in scope.
+    is compiled there from the same text. ``math``, and ``np`` and ``torch`` where the process
+    holds them, are in scope.
     """
 
     def __init__(self, source: str):
@@ -63,10 +74,11 @@ class Fn:
 
 def compile_function(source: str) -> Callable[..., Any]:
     """An expression (``lambda ...``), or one ``def`` statement for a longer function."""
-    scope: dict[str, Any] = {"np": np, "math": math, "__builtins__": __builtins__}
-    if "torch" in source:
-        import torch
-
+    scope: dict[str, Any] = {"math": math, "__builtins__": __builtins__}
+    if NUMPY:
+        scope["np"] = np
+    torch = sys.modules.get("torch")  # never imported here: only a process that holds it has it
+    if torch is not None and "torch" in source:
         scope["torch"] = torch
     if source.lstrip().startswith("def "):
         names = set(scope)
@@ -159,12 +171,13 @@ class Encoder:
             if all(type(k) is str for k, _ in items) and "$" not in dict.keys(value):
                 return {k: self.encode(v) for k, v in items}
             return {"$": "dict", "v": [[self.encode(k), self.encode(v)] for k, v in items]}
-        if isinstance(value, TensorArray):
-            return self._tensor(np.asarray(value).view(np.ndarray), value.torch_dtype, value.requires_grad)
-        if isinstance(value, np.ndarray):
-            return {"$": "ndarray", "i": self._blob(np.array(value, subok=False, copy=True))}
-        if isinstance(value, np.generic):
-            return {"$": "scalar", "i": self._blob(np.array(value))}
+        if NUMPY:
+            if isinstance(value, TensorArray):
+                return self._tensor(np.asarray(value).view(np.ndarray), value.torch_dtype, value.requires_grad)
+            if isinstance(value, np.ndarray):
+                return {"$": "ndarray", "i": self._blob(np.array(value, subok=False, copy=True))}
+            if isinstance(value, np.generic):
+                return {"$": "scalar", "i": self._blob(np.array(value))}
         torch = sys.modules.get("torch")
         if torch is not None and isinstance(value, torch.Tensor):
             tensor = torch.Tensor.detach(value).cpu()
@@ -242,8 +255,9 @@ class Decoder:
             dtype = str(tree.get("dtype", ""))
             requires_grad = tree.get("grad") is True
             if self.torch_tensors:
-                import torch
-
+                torch = sys.modules.get("torch")  # a worker sent tensors holds torch from its start
+                if torch is None:
+                    raise ProtocolError("a tensor sent to a process without torch")
                 tensor = torch.from_numpy(array)
                 if dtype == "bfloat16":
                     tensor = tensor.to(torch.bfloat16)
@@ -258,6 +272,8 @@ class Decoder:
         raise ProtocolError(f"unknown value tag {tag!r}")
 
     def _array(self, tree: dict[str, Any]) -> np.ndarray:
+        if not NUMPY:
+            raise ProtocolError("an array sent to a process without numpy")
         index = tree.get("i")
         if type(index) is not int or not 0 <= index < len(self.blobs):
             raise ProtocolError("an array refers to a blob that is not there")

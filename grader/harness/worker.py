@@ -4,7 +4,11 @@ Runs in its own process. The student's worker runs under another uid with no cap
 everything in this process is the student's to change, so nothing it says is trusted: the
 judge rebuilds replies as plain data and compares them with values it computed elsewhere.
 
-Requests (judge -> worker): {"op": "load", "filename", "module", "rules"} with the program's source as
+The student's worker of an exercise with rules is a fresh interpreter that never held a
+banned module (grader/guard.py): it starts from programs.RULED_BOOT, not from a fork of the
+preloaded zygote, and says it is ready before the judge sends its program.
+
+Requests (judge -> worker): {"op": "ready"} · {"op": "load", "filename", "module"} with the program's source as
 its one blob · {"op": "call", "obj", "name", "args", "kwargs", "digests"} · {"op":
 "release", "handles"}, each with a fresh random "id".
 Replies: {"ok": true, "value"} or {"ok": false, "error": {"type", "message", "traceback",
@@ -20,7 +24,7 @@ import traceback
 import types
 from typing import Any, BinaryIO
 
-from grader.harness import guard, wire
+from grader.harness import wire
 
 HEAVY_MODULES = ("numpy", "torch")  # what a load reports it imported itself ("fresh") rather than inherited
 
@@ -57,10 +61,9 @@ class Worker:
         wire.write_frame(self.replies, reply, blobs)
 
     def handle(self, op: Any, request: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        if op == "ready":
+            return {"ok": True, "value": None}, []
         if op == "load":
-            if request.get("rules"):
-                # Before the student's first line runs: an import it asks for is refused from the start.
-                guard.install(request["rules"])
             return self.load(blobs[0], str(request["filename"]), str(request["module"]))
         if op in ("call", "apply"):
             return self.call(request, blobs)
@@ -116,8 +119,7 @@ class Worker:
     @staticmethod
     def gradients(result: Any, args: list[Any]) -> list[Any]:
         """d(sum of result)/d(each tensor argument that requires grad), by torch.autograd."""
-        import torch
-
+        torch = sys.modules["torch"]  # a check asks for gradients only of a program that holds torch
         inputs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
         grads = torch.autograd.grad(result, inputs, grad_outputs=torch.ones_like(result), allow_unused=True)
         return [torch.zeros_like(i) if g is None else g for g, i in zip(grads, inputs, strict=True)]

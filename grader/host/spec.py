@@ -191,8 +191,10 @@ class ExerciseSpec:
     @property
     def preload(self) -> tuple[str, ...]:
         """What the sandbox imports before the job, for the judge's workers to fork with:
-        numpy always (the harness needs it), torch when the reference or the checks use it."""
-        torch = any(_imports(source, "torch") for source in (self.checks_source, self.solution))
+        numpy always (the harness needs it), torch when the reference or the checks use it, or
+        the checks send tensors (no worker imports a framework after its start)."""
+        torch = any(_imports(source, "torch") for source in (self.checks_source, self.solution)) or any(
+            _imports(self.checks_source, f"grader.harness.{name}") for name in ("tensor", "gradients"))
         return ("numpy", "torch") if torch else ("numpy",)
 
 

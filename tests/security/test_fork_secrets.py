@@ -1,7 +1,8 @@
 """A worker forked from the zygote finds nothing of the grading in its own process (issue 13).
 
-The student's worker is a fork of a clean interpreter, not a fresh exec, so everything the
-zygote ever held is in the student's memory. The zygote is forked before the sandbox reads
+The student's worker is a fork of a clean interpreter, not a fresh exec (but for an exercise
+whose rules ban a module: then the fork execs a fresh interpreter, which holds even less), so
+everything the zygote ever held is in the student's memory. The zygote is forked before the sandbox reads
 its job, so the checks, the reference, the seed and the other worker's data must be
 nowhere a submission can look: Python's objects and caches, its modules, /proc/self/maps
 and environ, its descriptors, and the raw bytes of its own heap. A control string the

@@ -39,10 +39,13 @@ def failed(verdict) -> list[str]:
 
 # --- 1. the rules ([[rules]]): a banned library reached without importing it --------------------
 #
-# guard.py hides a banned module from sys.modules and refuses an import of it asked for by the
-# student's frames; rules.py refuses a source that names it. Neither looks at objects that
-# already hold the module, nor at imports that the harness's own files make on the student's
-# behalf (the harness folder counts as a library).
+# The round found a banned module reachable through objects the student's process held (the
+# guard hid it from sys.modules but kept it alive) and imported for it by harness code. Closed
+# as a class: the student's worker of an exercise with rules is a fresh interpreter that never
+# loads a banned module, drops a banned submodule its frameworks imported, and refuses every
+# later import of one, whoever asks (grader/guard.py). What a library keeps of a dropped
+# submodule is the one sibling left (the last test of this section). All on every backend: the
+# student's worker starts differently there (a fresh interpreter, under gVisor too).
 
 SHAPE_INFERENCE = EXERCISES / "shape-inference"
 BROADCAST_AUTOGRAD = EXERCISES / "broadcast-autograd"
@@ -52,13 +55,13 @@ CHECKPOINT = EXERCISES / "checkpoint-rematerialise"
 NUMPY_MUTANT = (SHAPE_INFERENCE / "mutants" / "numpy_broadcasts_the_shapes.py").read_text()
 assert "\nimport numpy as np\n" in NUMPY_MUTANT
 
-# numpy as the worker's own wire module holds it: a module global, no import event, and the
-# static reading sees `grader.harness.wire.np`, which is no banned name.
+# numpy as the worker's own wire module would hold it: a module global, no import event, and
+# the static reading sees `grader.harness.wire.np`, which is no banned name.
 NUMPY_FROM_THE_WIRE = NUMPY_MUTANT.replace(
     "\nimport numpy as np\n", "\nfrom grader.harness import wire as _w\nnp = _w.np\n")
 
-# numpy found among the live objects: guard.install keeps the hidden module alive (to give it
-# back to libraries), and gc.get_objects() lists every module object.
+# numpy found among the live objects, had the process ever loaded it: gc.get_objects() lists
+# every module object.
 NUMPY_FROM_GC = NUMPY_MUTANT.replace("\nimport numpy as np\n", """
 import gc
 
@@ -67,27 +70,13 @@ np = next(o for o in gc.get_objects() if type(o).__name__ == "module" and getatt
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "The student's worker has grader.harness.wire loaded, whose module global `np` is numpy: "
-    "`from grader.harness import wire; np = wire.np` imports nothing banned (the audit hook sees "
-    "no import of numpy, which is already loaded) and the static reading follows the alias to "
-    "`grader.harness.wire.np`, no banned name. shape-inference's numpy mutant, refused as "
-    "WRONG_ANSWER when it imports numpy, scores 1.0. Every harness module the worker loads "
-    "re-exports what it imported (wire.np, wire.math, guard's and worker's modules); the class: "
-    "a banned module reachable through any object the student's process already holds."))
-def test_a_banned_module_is_not_reachable_through_the_harness_modules(two_backends):
-    verdict = grade(load_exercise(SHAPE_INFERENCE), NUMPY_FROM_THE_WIRE, two_backends)
+def test_a_banned_module_is_not_reachable_through_the_harness_modules(every_backend):
+    verdict = grade(load_exercise(SHAPE_INFERENCE), NUMPY_FROM_THE_WIRE, every_backend)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "guard.install pops a banned module from sys.modules but keeps the module object alive (in "
-    "`hidden`, to restore it to libraries), and gc.get_objects() returns every module object: the "
-    "student picks the one whose __name__ is 'numpy' (the name built at run time, so the static "
-    "reading sees no banned string). No import happens, so the audit hook has nothing to refuse. "
-    "Works for any module the zygote preloaded or a library imported before install()."))
-def test_a_banned_module_is_not_found_among_the_live_objects(two_backends):
-    verdict = grade(load_exercise(SHAPE_INFERENCE), NUMPY_FROM_GC, two_backends)
+def test_a_banned_module_is_not_found_among_the_live_objects(every_backend):
+    verdict = grade(load_exercise(SHAPE_INFERENCE), NUMPY_FROM_GC, every_backend)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
 
 
@@ -103,21 +92,14 @@ def _torch_through_compile_function() -> str:
     return re.sub(r"\btorch\.", "T.", source)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "grader.harness.wire.compile_function runs `import torch` whenever the source it is given "
-    "contains 'torch', and its frame is a file of the harness folder, which guard.py counts as a "
-    "library: the import is let through (and the hidden torch restored to sys.modules). The "
-    "student calls wire.compile_function('lambda: tor' + 'ch')() and gets torch; "
-    "broadcast-autograd's torch-backed Tensor (refused when it imports torch) scores 1.0. The "
-    "class: any harness function reachable from the student's process that imports on its "
-    "behalf; the harness is not a library from the student's point of view."))
-def test_a_banned_module_is_not_imported_by_a_harness_function_for_the_student(two_backends):
-    verdict = grade(load_exercise(BROADCAST_AUTOGRAD), _torch_through_compile_function(), two_backends)
+def test_a_banned_module_is_not_imported_by_a_harness_function_for_the_student(every_backend):
+    verdict = grade(load_exercise(BROADCAST_AUTOGRAD), _torch_through_compile_function(), every_backend)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
 
 
-# double-backward bans torch.autograd.functional and torch.func; the hidden module object is
-# found among the live objects and its hvp does the exercise.
+# double-backward bans torch.autograd.functional and torch.func, which `import torch` imports;
+# were the module object kept, it would be found among the live objects and its hvp would do
+# the exercise.
 HVP_FROM_GC = '''
 import gc
 
@@ -139,15 +121,46 @@ def penalised_loss(loss_fn, w, weight):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "The same hole as the numpy one, on a submodule: torch.autograd.functional was imported by "
-    "torch before install() hid it, so its module object lives on in `hidden` and "
-    "gc.get_objects() hands it to the student; double-backward's torch_functional_hvp mutant, "
-    "refused when it imports the module, scores 1.0 this way."))
 def test_a_banned_submodule_is_not_found_among_the_live_objects(every_backend):
     verdict = grade(load_exercise(DOUBLE_BACKWARD), HVP_FROM_GC, every_backend)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
 
+
+
+# checkpoint-rematerialise bans torch.utils.checkpoint, which `import torch` imports too; the
+# guard drops the module, but torch's flex attention keeps two of its classes, whose methods'
+# globals are the module's namespace: found among the live objects, its checkpoint does the
+# exercise.
+CHECKPOINT_FROM_GC = '''
+import gc
+
+import torch
+
+_NAME = ".".join(["torch", "utils", "check" + "point"])
+_namespace = next(o for o in gc.get_objects() if type(o) is dict and o.get("__name__") == _NAME)
+
+
+def checkpoint(fn, *args):
+    # The reentrant implementation: an autograd.Function of that module that imports nothing.
+    return _namespace["CheckpointFunction"].apply(fn, True, *args)
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "torch imports torch.utils.checkpoint at its own import time (torch._higher_order_ops."
+    "flex_attention takes _CachedTorchDispatchMode and _CachingTorchDispatchMode from it), so the "
+    "student's process of checkpoint-rematerialise loads it before the guard seals; the guard "
+    "drops the module, but those classes live on in torch, their methods' __globals__ is the "
+    "module's namespace, and gc.get_objects() hands that dict to the student, whose "
+    "['CheckpointFunction'] (the reentrant checkpoint, which imports nothing when it runs) does "
+    "the exercise. The non-reentrant checkpoint() is refused: it imports torch._dynamo, which "
+    "imports torch.utils.checkpoint again, and the guard refuses that to everyone. A "
+    "refusing stand-in cannot take its place: torch needs the real classes to import at all. "
+    "Closing it: an attribute-level ban (refuse the library's own function, not its module), or "
+    "an exercise whose banned API torch does not import for itself."))
+def test_a_banned_submodule_that_torch_keeps_parts_of_is_not_found_among_the_live_objects(every_backend):
+    verdict = grade(load_exercise(CHECKPOINT), CHECKPOINT_FROM_GC, every_backend)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
 
 # --- 2. a fact measured inside the student's process -----------------------------------------
 

@@ -1,8 +1,10 @@
-"""The run-time half of an exercise's rules: a worker loaded with rules refuses the student's
-imports of a banned module, however they are asked for, and lets the libraries import it.
+"""The run-time half of an exercise's rules: the student's process never holds a banned module.
 
-Audit hooks cannot be removed, so each test runs its worker in a fresh interpreter that has
-preloaded torch as the sandbox's zygote does (the banned module is already in sys.modules).
+Each test runs its worker in a fresh interpreter started as the student's worker of an
+exercise with rules is (grader/harness/programs.py RULED_BOOT): the rules installed first,
+then the frameworks (``import torch`` imports torch.utils.checkpoint and
+torch.autograd.functional for itself), then the seal that drops them, then the worker. Audit
+hooks cannot be removed, which is one more reason for a fresh interpreter per test.
 """
 from __future__ import annotations
 
@@ -55,6 +57,20 @@ def code_under_a_library_file_name():
     exec(compile("import torch.utils.checkpoint", torch.__file__, "exec"))
     return "imported"
 
+def a_library_imports_it_for_the_student():
+    from torch._higher_order_ops.wrap import _always_prefer_recompute
+    return str(_always_prefer_recompute(None, None))
+
+def a_harness_function_imports_it_for_the_student():
+    from grader.harness import wire
+    return wire.compile_function("lambda: __import__(" + repr(CHECKPOINT) + ")")().__name__
+
+def found_among_the_live_objects():
+    import gc, types
+    names = [CHECKPOINT, "torch.autograd.func" + "tional"]
+    found = [o for o in gc.get_objects() if isinstance(o, types.ModuleType) and getattr(o, "__name__", "") in names]
+    return [m.__name__ for m in found]
+
 def other_modules_still_import():
     import torch.utils.data
     return torch.utils.data.__name__
@@ -63,23 +79,22 @@ def autograd_still_works():
     x = torch.ones(3, requires_grad=True)
     (x * x).sum().backward()
     return x.grad.tolist()
-
-def a_library_may_import_it_for_itself():
-    from torch._higher_order_ops.wrap import _always_prefer_recompute
-    return str(_always_prefer_recompute(None, None))
 '''
 
 ATTACKS = ["import_statement", "import_module", "dunder_import", "exec_a_string", "attribute_of_the_parent",
-           "read_its_source", "a_link_of_its_own", "code_under_a_library_file_name"]
-KEPT = ["other_modules_still_import", "autograd_still_works", "a_library_may_import_it_for_itself"]
+           "read_its_source", "a_link_of_its_own", "code_under_a_library_file_name",
+           "a_library_imports_it_for_the_student", "a_harness_function_imports_it_for_the_student"]
+KEPT = ["other_modules_still_import", "autograd_still_works", "found_among_the_live_objects"]
 
 RUNNER = textwrap.dedent('''
     import json, os, sys, threading
-    import numpy, torch  # preloaded, as the zygote does
+    from grader import guard
+
+    rules, program, calls = json.loads(sys.stdin.read())
+    guard.start(rules, ["numpy", "torch"])  # as RULED_BOOT does, before the harness is imported
     from grader.harness import wire
     from grader.harness.worker import Worker
 
-    rules, program, calls = json.loads(sys.stdin.read())
     request_read, request_write = os.pipe()
     reply_read, reply_write = os.pipe()
     requests, replies = os.fdopen(request_write, "wb"), os.fdopen(reply_read, "rb")
@@ -91,7 +106,7 @@ RUNNER = textwrap.dedent('''
         reply, _ = wire.read_frame(replies)
         return {"ok": reply["ok"], "value": reply.get("value"), "error": reply.get("error")}
 
-    results = {"load": ask({"op": "load", "filename": "submission.py", "module": "submission", "rules": rules},
+    results = {"load": ask({"op": "load", "filename": "submission.py", "module": "submission"},
                            [program.encode()])}
     for name in calls:
         results[name] = ask({"op": "call", "obj": 0, "name": name, "args": [], "kwargs": {}})
@@ -100,7 +115,8 @@ RUNNER = textwrap.dedent('''
 
 
 def run_worker(rules: list[dict], program: str, calls: list[str]) -> dict:
-    done = subprocess.run([sys.executable, "-c", RUNNER], input=json.dumps([rules, program, calls]),
+    isolated = [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, '.');" + RUNNER]  # -I as RULED_BOOT
+    done = subprocess.run(isolated, input=json.dumps([rules, program, calls]),
                           capture_output=True, text=True, cwd=REPO, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])
@@ -129,6 +145,19 @@ def test_the_banned_module_is_gone_from_its_parent(results):
 def test_the_rest_of_the_library_keeps_working(results, kept):
     assert results["load"]["ok"], results["load"]
     assert results[kept]["ok"], results[kept]
+
+
+def test_no_banned_module_is_left_among_the_live_objects(results):
+    """torch imported both for itself; the seal dropped them and nothing keeps them alive."""
+    assert results["found_among_the_live_objects"]["value"] == [], results["found_among_the_live_objects"]
+
+
+def test_a_banned_top_level_module_is_never_loaded():
+    rules = [{"modules": ["numpy"], "attributes": [], "calls": [], "reason": RULES[0]["reason"]}]
+    program = ("import sys\nfrom grader.harness import wire\n\n"
+               "def held():\n    return ['num' + 'py' in sys.modules, hasattr(wire, 'np')]\n")
+    results = run_worker(rules, program, ["held"])
+    assert results["held"]["value"] == [False, False], results
 
 
 def test_without_rules_nothing_is_refused():

@@ -72,10 +72,21 @@ def test_calls_return_plain_data_and_the_judge_keeps_the_clock(student):
     assert value is None and 0.2 <= seconds < 5
 
 
-def test_arrays_and_tensors_cross_as_values(student):
-    assert student.call(0, "scale", ([1, 2],), {"k": 3}) == [3, 6]
-    doubled = student.call(0, "double", (tensor([1.0, 2.0], dtype="float32"),), {})
-    assert doubled.torch_dtype == "float32" and np.array_equal(np.asarray(doubled), [2.0, 4.0])
+def test_arrays_and_tensors_cross_as_values(tmp_path):
+    # A worker sent tensors holds torch from its start (the sandbox preloads it for an exercise
+    # whose checks send them; here the program imports it): no harness code imports it later.
+    student = start(tmp_path, "import torch\n" + PROGRAM)
+    try:
+        assert student.call(0, "scale", ([1, 2],), {"k": 3}) == [3, 6]
+        doubled = student.call(0, "double", (tensor([1.0, 2.0], dtype="float32"),), {})
+        assert doubled.torch_dtype == "float32" and np.array_equal(np.asarray(doubled), [2.0, 4.0])
+    finally:
+        student.stop()
+
+
+def test_a_tensor_never_makes_a_worker_import_torch(student):
+    with pytest.raises(ProgramError, match="without torch"):
+        student.call(0, "double", (tensor([1.0, 2.0], dtype="float32"),), {})
 
 
 def test_changing_an_input_in_place_is_caught(student):
