@@ -1,8 +1,8 @@
 """How a submission is judged, by audience:
 
-    contract.py      what the judge and the host agree on (shipped into every sandbox run)
-    guard.py         an exercise's rules at run time: the student's process never holds a banned
-                     module (shipped too; it runs before the harness package is imported)
+    contract.py      what the judge and the host agree on (shipped into every sandbox run), and
+                     an exercise's rules at run time: the student's process never holds a banned
+                     module (it runs before the harness package is imported)
     content_root.py  exercises/ as every reader of it sees it
     host/            the host side: exercise specs, the pipeline, verdicts, validation, zip intake
     harness/         the in-sandbox judge, its workers and the checks API

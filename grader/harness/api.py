@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 try:
     import numpy as np
 except ModuleNotFoundError:  # loaded with the package by the student's process of an exercise that
-    pass  # bans numpy (grader/guard.py), which never runs a check
+    pass  # bans numpy (the rules at run time in grader/contract.py), which never runs a check
 
 from grader.harness import wire
 from grader.harness.messages import PHRASES, Localized, Message, check_localized, localize

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from grader import contract, guard
+from grader import contract
 from grader.harness import wire
 from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
 from grader.harness.messages import Message
@@ -46,10 +46,10 @@ _BOOT = (f"import sys; inherited = [m for m in {HEAVY_MODULES!r} if m in sys.mod
          "sys.path.insert(0, sys.argv[1]); from grader.harness.worker import main; main(inherited)")
 # The student's worker of an exercise with rules: the zygote's fork becomes a fresh interpreter
 # (same uid, limits, cgroup and descriptors), which installs the rules before it imports
-# anything, then the frameworks, then the harness (grader/guard.py). ``-c RULED_BOOT RULES
+# anything, then the frameworks, then the harness (contract.start_ruled). ``-c RULED_BOOT RULES
 # FRAMEWORKS LIB 3 4``. What it imports before the program counts as inherited.
-RULED_BOOT = ("import json, sys; sys.path.insert(0, sys.argv[3]); from grader import guard; "
-              "guard.start(json.loads(sys.argv[1]), [m for m in sys.argv[2].split(',') if m]); "
+RULED_BOOT = ("import json, sys; sys.path.insert(0, sys.argv[3]); from grader import contract; "
+              "contract.start_ruled(json.loads(sys.argv[1]), [m for m in sys.argv[2].split(',') if m]); "
               f"inherited = [m for m in {HEAVY_MODULES!r} if m in sys.modules]; "
               "from grader.harness.worker import main; main(inherited)")
 _FRESH = f"import os, sys; os.execv(sys.executable, [sys.executable, '-I', '-c', {RULED_BOOT!r}, *sys.argv[1:]])"
@@ -192,7 +192,7 @@ class Process:
         self.cgroups = list(cgroups)  # cgroup.procs files the new process joins before it drops its uid
         self.max_reply_bytes = max_reply_bytes  # the student's: its own memory limit, so no reply can swamp the judge
         # Rules that ban a module: the process is a fresh interpreter that never holds one.
-        self.rules = list(rules) if guard.banned_modules(rules) else []
+        self.rules = list(rules) if contract.banned_modules(rules) else []
         self._pid = -1
         self.status: Exit | None = None  # once reaped
 

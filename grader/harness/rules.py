@@ -2,7 +2,7 @@
 
     found = violations(source, manifest["rules"])    # [] when the source keeps every rule
 
-Read from the syntax tree before the student's module runs (the audit hook of grader/guard.py is
+Read from the syntax tree before the student's module runs (the audit hook of contract.start_ruled is
 the other half, at run time). A name is followed through what the source does with it:
 ``import torch.utils.checkpoint as c``, ``from numpy import broadcast_shapes as b``,
 ``u = torch.utils; u.checkpoint``, ``getattr(np, "broadcast_shapes")``, ``setattr(torch, "compile", f)``,
@@ -33,7 +33,7 @@ def refusal(source: str, rules: Sequence[Rule]) -> Message | None:
 
 
 def refused_import(type_name: str, message: str, rules: Sequence[Rule]) -> Message | None:
-    """The message for an import the student's process refused (grader/guard.py), or None when the
+    """The message for an import the student's process refused (contract.start_ruled), or None when the
     error is not one. The error comes from the student's process: only a module the rules
     ban is ever named, and the reason is the exercise's, never the process's words."""
     if type_name != RULE_VIOLATION:

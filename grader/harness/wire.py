@@ -7,7 +7,7 @@ and (judge -> worker only) function sources. Decoding a worker's reply builds on
 data, so nothing a student returns can run code in the judge.
 
 Standard library and numpy; no function here imports anything. A process's frameworks are
-decided when it starts (the zygote's preload; grader/guard.py for the student's process of an
+decided when it starts (the zygote's preload; contract.start_ruled for the student's process of an
 exercise with rules): torch is used where the process already holds it, and numpy is optional,
 for the student's process of an exercise that bans it (it never loads numpy, and plain data is
 all that crosses to it). So no harness function ever imports a module on the student's behalf.
@@ -25,7 +25,7 @@ from typing import Any, BinaryIO, Protocol, cast
 
 try:
     import numpy as np
-except ModuleNotFoundError:  # the student's process of an exercise that bans numpy (grader/guard.py)
+except ModuleNotFoundError:  # the student's process of an exercise that bans numpy (contract.start_ruled)
     NUMPY = False
 else:
     NUMPY = True

@@ -5,7 +5,7 @@ everything in this process is the student's to change, so nothing it says is tru
 judge rebuilds replies as plain data and compares them with values it computed elsewhere.
 
 The student's worker of an exercise with rules is a fresh interpreter that never held a
-banned module (grader/guard.py): it starts from programs.RULED_BOOT, not from a fork of the
+banned module (the rules at run time in grader/contract.py): it starts from programs.RULED_BOOT, not from a fork of the
 preloaded zygote, and says it is ready before the judge sends its program.
 
 Requests (judge -> worker): {"op": "ready"} · {"op": "load", "filename", "module"} with the program's source as

@@ -138,7 +138,7 @@ def bundle_for(exercise: ExerciseSpec, code: str, seed: int, *, settle: bool = F
         for path in sorted((GRADER_DIR / folder).rglob("*.py"))
         if "__pycache__" not in path.parts
     }
-    for module in ("__init__.py", "contract.py", "guard.py"):
+    for module in ("__init__.py", "contract.py"):
         files[f"grader/{module}"] = (GRADER_DIR / module).read_bytes()
     manifest = manifest_for(exercise, seed, settle=settle)
     files[contract.MANIFEST_FILE] = json.dumps(manifest, indent=1).encode()

@@ -43,7 +43,7 @@ def failed(verdict) -> list[str]:
 # guard hid it from sys.modules but kept it alive) and imported for it by harness code. Closed
 # as a class: the student's worker of an exercise with rules is a fresh interpreter that never
 # loads a banned module, drops a banned submodule its frameworks imported, and refuses every
-# later import of one, whoever asks (grader/guard.py). What a library keeps of a dropped
+# later import of one, whoever asks (the rules at run time in grader/contract.py). What a library keeps of a dropped
 # submodule is the one sibling left (the last test of this section). All on every backend: the
 # student's worker starts differently there (a fresh interpreter, under gVisor too).
 

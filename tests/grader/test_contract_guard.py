@@ -88,10 +88,10 @@ KEPT = ["other_modules_still_import", "autograd_still_works", "found_among_the_l
 
 RUNNER = textwrap.dedent('''
     import json, os, sys, threading
-    from grader import guard
+    from grader import contract
 
     rules, program, calls = json.loads(sys.stdin.read())
-    guard.start(rules, ["numpy", "torch"])  # as RULED_BOOT does, before the harness is imported
+    contract.start_ruled(rules, ["numpy", "torch"])  # as RULED_BOOT does, before the harness is imported
     from grader.harness import wire
     from grader.harness.worker import Worker
 
