@@ -52,3 +52,13 @@ def test_the_cpu_worker_scales_with_the_queue_and_the_gpu_worker_with_its_gpus()
     gpu = services["gpu-worker"]
     assert gpu["profiles"] == ["gpu"] and "-Q gpu " in gpu["command"] and "--autoscale" not in gpu["command"]
     assert "--concurrency ${GPU_WORKER_CONCURRENCY:-1}" in gpu["command"]
+
+
+def test_each_worker_s_health_check_pings_the_node_its_command_names():
+    """`celery inspect ping -d NODE` answers only for the node named by --hostname: a check that
+    pings another name calls a serving worker unhealthy forever."""
+    services = compose()["services"]
+    for name in ("worker", "gpu-worker"):
+        node = re.search(r"--hostname (\w+)@%h", services[name]["command"]).group(1)
+        check = " ".join(services[name]["healthcheck"]["test"])
+        assert f"-d {node}@$$HOSTNAME " in check, (name, check)
