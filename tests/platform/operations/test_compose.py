@@ -171,6 +171,12 @@ def test_the_stack_comes_up_and_grades_a_solution(stack):
     persisted = run("exec", "-T", "redis", "redis-cli", "CONFIG", "GET", "appendonly")
     assert persisted.stdout.split()[-1] == "yes", persisted.stdout
 
+    # The worker that just graded is called healthy (its check pings the node it runs as).
+    worker = run("ps", "-q", "worker").stdout.strip()
+    wait_for(lambda: subprocess.run(["docker", "inspect", "-f", "{{.State.Health.Status}}", worker],
+                                    capture_output=True, text=True, timeout=30).stdout.strip() == "healthy",
+             180, "the worker's health check to pass", interval=5)
+
 
 @pytest.mark.browser
 def test_a_student_journey_in_a_browser_through_the_tls_proxy(stack, chromium):
