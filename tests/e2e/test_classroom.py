@@ -5,8 +5,6 @@ exports the CSV, regrades the exercise and watches the progress bar finish."""
 
 import csv
 import io
-import re
-from datetime import timedelta
 
 import pytest
 from django.utils import timezone
@@ -17,7 +15,7 @@ from accounts.services import user_set_role
 from catalog.services import content_sync
 from courses.models import Membership
 from leaderboards.models import Entry
-from tests.e2e.journeys import write_code
+from tests.e2e.journeys import assignment_create, course_create, course_join, log_in_as, write_code
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SLUG = "static-graph-executor"
@@ -25,17 +23,9 @@ TITLE = "A static graph executor"
 
 
 def new_page(chromium: Browser) -> Page:
-    context = chromium.new_context(locale="en-US")
+    context = chromium.new_context(locale="en-US", timezone_id="UTC")  # the assignment's times are typed in UTC
     context.set_default_timeout(15_000)
     return context.new_page()
-
-
-def log_in(page: Page, base_url: str, username: str, password: str) -> None:
-    page.goto(f"{base_url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Exercises")).to_be_visible()
 
 
 def sign_up_join_and_submit(chromium: Browser, base_url: str, username: str, join_code: str, code: str) -> Page:
@@ -47,10 +37,7 @@ def sign_up_join_and_submit(chromium: Browser, base_url: str, username: str, joi
     page.get_by_label("Password", exact=True).fill("a-long-password-1")
     page.get_by_label("Password confirmation").fill("a-long-password-1")
     page.get_by_role("button", name="Create my account").click()
-    page.get_by_role("link", name="Courses").click()
-    page.get_by_label("Join code").fill(join_code)
-    page.get_by_role("button", name="Join").click()
-    expect(page.get_by_role("heading", name=re.compile("Graphs 101"))).to_be_visible()
+    course_join(page, join_code, "Graphs 101")
     page.get_by_role("link", name=TITLE).click()
     write_code(page, code)
     page.get_by_role("button", name="Submit", exact=True).click()
@@ -67,24 +54,9 @@ def test_a_class_from_course_creation_to_regrade(live_server, celery_worker_proc
     user_set_role(prof, User.Role.INSTRUCTOR)
 
     teacher = new_page(chromium)
-    log_in(teacher, base, "prof", "a-long-password-1")
-    teacher.get_by_role("link", name="Courses").click()
-    teacher.get_by_role("link", name="New course").click()
-    teacher.get_by_label("title (English)").fill("Graphs 101")
-    teacher.get_by_label("title (Chinese)").fill("计算图入门")
-    teacher.get_by_label("term").fill("Spring 2027")
-    teacher.get_by_role("button", name="Save").click()
-    join_code = teacher.locator("#join-code").inner_text()
-    teacher.get_by_role("link", name="New assignment").click()
-    teacher.get_by_label("title (English)").fill("Week 1")
-    teacher.get_by_label("title (Chinese)").fill("第一周")
-    now = timezone.now()
-    teacher.get_by_label("opens at").fill((now - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"))
-    teacher.get_by_label("due at").fill((now + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"))
-    teacher.get_by_label("late policy").select_option("penalty")
-    teacher.get_by_role("button", name="Save").click()
-    teacher.get_by_label("Exercise, quiz or mock interview").select_option(label=TITLE)  # by title, not by slug
-    teacher.get_by_role("button", name="Add").click()
+    log_in_as(teacher, base, "prof", "a-long-password-1")
+    join_code = course_create(teacher, "Graphs 101", "计算图入门")
+    assignment_create(teacher, "Week 1", "第一周", timezone.now(), [TITLE])
     expect(teacher.get_by_role("link", name=TITLE)).to_be_visible()
 
     ada = sign_up_join_and_submit(chromium, base, "ada", join_code, solution)

@@ -7,6 +7,8 @@ restart while submissions are in flight. The tests share one stack (building and
 is most of what they cost) and leave it serving."""
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import json
 import os
 import re
@@ -23,18 +25,20 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from testbed.http import Client
 from testbed.processes import docker_is_up, free_port, wait_for
 from tests.conftest import require
-from tests.e2e.journeys import write_code
+from tests.e2e.journeys import assignment_create, course_create, course_join, fill_answer, log_in_as, write_code
 from tests.e2e.test_lessons import step_static_vs_dynamic
 from tests.platform.operations.conftest import report
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
 ROOT = Path(__file__).resolve().parents[3]
 EXERCISE = "static-graph-executor"
+EXERCISE_TITLE = "A static graph executor"
+QUIZ_TITLE = "Graphs: define-then-run and define-by-run"
 STUDENT = "eve"
 SOLUTION = (ROOT / "exercises" / "coding" / EXERCISE / "solution.py").read_text()
 
@@ -54,7 +58,11 @@ def stack(tmp_path_factory):
     require("openssl", shutil.which("openssl") is not None, "apt-get install openssl")
     require("the sandbox image", subprocess.run(["docker", "image", "inspect", "graphdojo-sandbox:latest"],
                                                 capture_output=True).returncode == 0, "make image")
-    built = subprocess.run(["bash", "deploy/build.sh"], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    # The web image of this checkout: another checkout's run on the same engine builds its own.
+    checkout = hashlib.sha256(bytes(ROOT)).hexdigest()[:12]
+    web_image = os.environ.get("GRAPHDOJO_WEB_IMAGE") or f"graphdojo-web:test-{checkout}"
+    built = subprocess.run(["bash", "deploy/build.sh"], cwd=ROOT, env={**os.environ, "GRAPHDOJO_WEB_IMAGE": web_image},
+                           capture_output=True, text=True, timeout=1200)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     folder = tmp_path_factory.mktemp("compose")
     certificates = folder / "tls"
@@ -73,11 +81,14 @@ def stack(tmp_path_factory):
         "GRAPHDOJO_HTTPS_PORT": str(https_port),
         "GRAPHDOJO_HTTP_PORT": str(http_port),
         "GRAPHDOJO_TLS_DIR": str(certificates),
+        "GRAPHDOJO_WEB_IMAGE": web_image,
         "GRAPHDOJO_POSTGRES_IMAGE": "graphdojo-postgres:offline",
         "GRAPHDOJO_REDIS_IMAGE": "graphdojo-redis:offline",
         "GRAPHDOJO_PROXY_IMAGE": "graphdojo-proxy:offline",
-        "WORKER_CONCURRENCY": "1",
+        "WORKER_MAX_CONCURRENCY": "2",  # the autoscaler grows the pool while submissions wait
+        "WORKER_MIN_CONCURRENCY": "1",
     }
+    # A project and ports of this run's own: runs from other checkouts may share the engine.
     compose = ["docker-compose", "-p", f"gdcompose{os.getpid()}", "-f", str(ROOT / "docker-compose.yml"),
                "-f", str(ROOT / "deploy" / "tls" / "docker-compose.tls.yml")]
 
@@ -156,12 +167,15 @@ def test_the_stack_comes_up_and_grades_a_solution(stack):
     assert uids and int(uids.group(1)) != 0 and int(uids.group(2)) != 0, program["result"]
 
     # Quiz banks were synced too, and the broker keeps what it holds across a restart.
-    quizzes = run("exec", "-T", "web", "python", "manage.py", "shell", "-c",
-                  "from quizzes.models import Bank; print(Bank.objects.count())")
-    assert quizzes.returncode == 0 and int(quizzes.stdout.split()[-1]) > 0, quizzes.stdout + quizzes.stderr
+    assert int(in_web(run, "from quizzes.models import Bank; print(Bank.objects.count())")) > 0
     persisted = run("exec", "-T", "redis", "redis-cli", "CONFIG", "GET", "appendonly")
     assert persisted.stdout.split()[-1] == "yes", persisted.stdout
 
+    # The worker that just graded is called healthy (its check pings the node it runs as).
+    worker = run("ps", "-q", "worker").stdout.strip()
+    wait_for(lambda: subprocess.run(["docker", "inspect", "-f", "{{.State.Health.Status}}", worker],
+                                    capture_output=True, text=True, timeout=30).stdout.strip() == "healthy",
+             180, "the worker's health check to pass", interval=5)
 
 
 @pytest.mark.browser
@@ -169,22 +183,10 @@ def test_a_student_journey_in_a_browser_through_the_tls_proxy(stack, chromium):
     """Chromium through the TLS proxy: sign in, step through the article's first visualisation
     (the stack's static files), run the playground (on a worker) and submit the solution in
     the exercise's editor, watching the verdict arrive."""
-    username, password = "lin", "a-long-password-lin-1"
-    made = stack.run("exec", "-T", "web", "python", "manage.py", "shell", "-c",
-                     "from accounts.models import User; "
-                     f"User.objects.create_user({username!r}, password={password!r}, role='student')")
-    assert made.returncode == 0, made.stderr
-    context = chromium.new_context(locale="en-US", ignore_https_errors=True)  # the test's own certificate
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    password = user_create(stack.run, "lin", "student")
+    page, errors = browser_page(chromium)
     try:
-        page.goto(f"{stack.site}/login/")
-        page.get_by_label("Username").fill(username)
-        page.get_by_label("Password").fill(password)
-        page.get_by_role("button", name="Log in").click()
-        expect(page.get_by_role("heading", name="Exercises")).to_be_visible()
+        log_in_as(page, stack.site, "lin", password)
 
         page.goto(f"{stack.site}/lessons/the-article-demos/")
         step_static_vs_dynamic(page)
@@ -202,15 +204,84 @@ def test_a_student_journey_in_a_browser_through_the_tls_proxy(stack, chromium):
         expect(page.locator("#verdict")).to_have_attribute("data-kind", "ACCEPTED", timeout=300_000)
         assert not errors, errors
     finally:
-        context.close()
+        page.context.close()
+
+
+@pytest.mark.browser
+def test_a_course_from_its_creation_to_the_gradebook_in_a_browser(stack, chromium):
+    """Chromium through the TLS proxy: an instructor creates a course with an assignment of a
+    quiz and an exercise; a student joins with the code, takes the quiz and hands it in, then
+    submits the exercise and watches its verdict arrive; the instructor's gradebook shows both."""
+    teacher_password = user_create(stack.run, "prof", "instructor")
+    student_password = user_create(stack.run, "noor", "student")
+    teacher, teacher_errors = browser_page(chromium)
+    student, student_errors = browser_page(chromium)
+    try:
+        log_in_as(teacher, stack.site, "prof", teacher_password)
+        join_code = course_create(teacher, "Graphs 101", "计算图入门")
+        assignment_create(teacher, "Week 1", "第一周", dt.datetime.now(dt.UTC), [QUIZ_TITLE, EXERCISE_TITLE])
+
+        log_in_as(student, stack.site, "noor", student_password)
+        course_join(student, join_code, "Graphs 101")
+        student.get_by_role("button", name=QUIZ_TITLE).click()
+        expect(student).to_have_url(re.compile(r"/quizzes/attempts/\d+/$"))
+        attempt = int(re.search(r"/attempts/(\d+)/$", student.url).group(1))
+        questions = json.loads(in_web(stack.run, (
+            "import json; from quizzes.models import QuizAttempt; print(json.dumps([(i.position, i.snapshot) "
+            f"for i in QuizAttempt.objects.get(pk={attempt}).items.all()]))")))
+        for position, question in questions:  # each answered right, as its key says
+            form = student.locator(f"#q{position}")
+            fill_answer(form, question)
+            expect(form.locator(".save-state")).to_contain_text("Saved")
+        student.get_by_role("button", name="Hand in").click()
+        expect(student.locator("#score")).to_have_attribute("data-status", "finished")
+        expect(student.locator("#score-value")).to_have_text(str(len(questions)))
+
+        student.goto(f"{stack.site}/courses/")
+        student.get_by_role("link", name="Graphs 101").click()
+        student.get_by_role("link", name=EXERCISE_TITLE).click()
+        write_code(student, SOLUTION)
+        student.get_by_role("button", name="Submit", exact=True).click()
+        expect(student.locator("#verdict")).to_have_attribute("data-kind", "ACCEPTED", timeout=300_000)
+
+        teacher.get_by_role("link", name="Gradebook").click()
+        row = teacher.locator("table.gradebook tbody tr", has_text="noor")
+        expect(row.locator("td")).to_have_text(["10 (1)", "10 (1)", "20"])  # quiz, exercise, total
+        assert not teacher_errors and not student_errors, teacher_errors + student_errors
+    finally:
+        teacher.context.close()
+        student.context.close()
+
+
+def user_create(run, username: str, role: str) -> str:
+    """A new account on the stack, made in the web container; its password."""
+    password = f"a-long-password-{username}-1"
+    in_web(run, "from accounts.models import User; from accounts.services import user_set_role; "
+                f"user_set_role(User.objects.create_user({username!r}, password={password!r}), {role!r})")
+    return password
+
+
+def in_web(run, code: str) -> str:
+    """What ``code`` printed, run by `manage.py shell` in the web container (the stack's own settings)."""
+    done = run("exec", "-T", "web", "python", "manage.py", "shell", "-c", code)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+
+def browser_page(chromium) -> tuple[Page, list[str]]:
+    """A page of its own browser context (English, UTC) and the script errors it will collect."""
+    # ignore_https_errors: the proxy's certificate is the test's own
+    context = chromium.new_context(locale="en-US", timezone_id="UTC", ignore_https_errors=True)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page, errors
+
 
 def student_client(stack: Stack, username: str) -> Client:
     """A new student, logged in through the TLS proxy."""
-    password = f"a-long-password-{username}-1"
-    made = stack.run("exec", "-T", "web", "python", "manage.py", "shell", "-c",
-               "from accounts.models import User; "
-               f"User.objects.create_user({username!r}, password={password!r}, role='student')")
-    assert made.returncode == 0, made.stderr
+    password = user_create(stack.run, username, "student")
     client = Client(stack.site, tls=stack.tls)
     client.log_in(username, password)
     return client

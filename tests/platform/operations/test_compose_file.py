@@ -40,3 +40,25 @@ def test_every_celery_process_logs_its_events():
     celery = {name: service["command"] for name, service in services.items() if "celery" in service.get("command", "")}
     assert sorted(celery) == ["gpu-worker", "scheduler", "worker"]
     assert all("--loglevel INFO" in command for command in celery.values()), celery
+
+
+def test_the_cpu_worker_scales_with_the_queue_and_the_gpu_worker_with_its_gpus():
+    """Celery's autoscaler per CPU host (grown while gradings wait, shrunk when idle); the GPU
+    pool, a profile of its own, takes only the gpu queue, one grading per GPU."""
+    services = compose()["services"]
+    cpu = services["worker"]["command"]
+    assert re.search(r"-Q cpu .*--autoscale \$\{WORKER_MAX_CONCURRENCY:-\d+\},\$\{WORKER_MIN_CONCURRENCY:-1\}", cpu)
+    assert "--concurrency" not in cpu  # it would fix the pool's size
+    gpu = services["gpu-worker"]
+    assert gpu["profiles"] == ["gpu"] and "-Q gpu " in gpu["command"] and "--autoscale" not in gpu["command"]
+    assert "--concurrency ${GPU_WORKER_CONCURRENCY:-1}" in gpu["command"]
+
+
+def test_each_worker_s_health_check_pings_the_node_its_command_names():
+    """`celery inspect ping -d NODE` answers only for the node named by --hostname: a check that
+    pings another name calls a serving worker unhealthy forever."""
+    services = compose()["services"]
+    for name in ("worker", "gpu-worker"):
+        node = re.search(r"--hostname (\w+)@%h", services[name]["command"]).group(1)
+        check = " ".join(services[name]["healthcheck"]["test"])
+        assert f"-d {node}@$$HOSTNAME " in check, (name, check)

@@ -20,8 +20,10 @@ def containers_of(pids: set[int]) -> list[str]:
     client = docker.from_env()
     try:
         found = []
-        for container in client.containers.list(all=True, filters={"label": OWNER_LABEL}):
-            host, _, rest = container.labels[OWNER_LABEL].partition("/")
+        # sparse: the list's own answer, without one inspect per container, which fails with
+        # 404 for a container removed meanwhile (other sandboxes on this engine come and go).
+        for container in client.containers.list(all=True, sparse=True, filters={"label": OWNER_LABEL}):
+            host, _, rest = container.attrs["Labels"][OWNER_LABEL].partition("/")
             if host == socket.gethostname() and int(rest.partition("/")[0]) in pids:
                 found.append(container.id)
         return found
