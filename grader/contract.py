@@ -29,6 +29,7 @@ import os
 import string
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from types import ModuleType
 from typing import Any, TypedDict
 
 # Of the result document; 2 added message_id and message_params to rows, and operator_log;
@@ -757,9 +758,10 @@ def names_of(rules: Iterable[Rule]) -> set[str]:
 #    behalf), and every open of a banned module's files (what loading one from its file does,
 #    also where ``importlib`` skips the ``import`` event).
 #
-# What a library still holds of a dropped submodule stays reachable: torch's own flex attention
-# keeps classes of ``torch.utils.checkpoint``, whose functions' globals are that module's
-# namespace (tests/security/test_redteam_round3.py keeps that attack). The static check
+# What a library still holds of a dropped submodule stays: torch's higher-order ops keep two
+# classes of ``torch.utils.checkpoint``, whose methods' globals are that module's namespace, so
+# sealing empties the namespace of every definition no other module holds (the attack through
+# gc is in tests/security/test_redteam_round3.py). The static check
 # (grader/harness/rules.py) catches what the source names outright; this, what it builds at
 # run time.
 #
@@ -823,16 +825,32 @@ def install_rules(rules: Sequence[Rule]) -> None:
 
 
 def seal_rules(rules: Sequence[Rule]) -> None:
-    """Drop every banned module the frameworks imported, keeping no reference to any."""
+    """Drop every banned module the frameworks imported, keeping no reference to any, and empty
+    its namespace of what it defined and no other module took from it."""
     for _, module in banned_modules(rules):
         for name in [n for n in sys.modules if n == module or n.startswith(module + ".")]:
             dropped = sys.modules.pop(name)
+            _strip_namespace(dropped)
             parent, _, child = name.rpartition(".")
             if parent in sys.modules and vars(sys.modules[parent]).get(child) is dropped:
                 delattr(sys.modules[parent], child)
             del dropped
     _SEALED.append(True)
     gc.collect()
+
+
+def _strip_namespace(dropped: ModuleType) -> None:
+    """A framework may keep a few classes of a banned module (torch's higher-order ops keep two
+    of torch.utils.checkpoint's), and their methods' ``__globals__`` is the module's namespace,
+    which ``gc.get_objects()`` hands to anyone: so every definition of the module that no other
+    loaded module holds (its ``checkpoint``, its ``CheckpointFunction``) leaves that namespace."""
+    own = dropped.__name__
+    namespace = vars(dropped)
+    taken = {id(value) for other in list(sys.modules.values()) if other is not dropped
+             for value in list(getattr(other, "__dict__", {}).values()) if getattr(value, "__module__", None) == own}
+    for key, value in list(namespace.items()):
+        if getattr(value, "__module__", None) == own and id(value) not in taken:
+            del namespace[key]
 
 
 def _module_files(module: str) -> tuple[str, ...]:

@@ -128,9 +128,10 @@ def test_a_banned_submodule_is_not_found_among_the_live_objects(every_backend):
 
 
 # checkpoint-rematerialise bans torch.utils.checkpoint, which `import torch` imports too; the
-# guard drops the module, but torch's flex attention keeps two of its classes, whose methods'
-# globals are the module's namespace: found among the live objects, its checkpoint does the
-# exercise.
+# guard drops the module, but torch's higher-order ops keep two of its classes, whose methods'
+# globals are the module's namespace: found among the live objects, its CheckpointFunction did
+# the exercise. Closed: sealing empties the namespace of every definition no other module holds
+# (contract.seal_rules).
 CHECKPOINT_FROM_GC = '''
 import gc
 
@@ -146,18 +147,6 @@ def checkpoint(fn, *args):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "torch imports torch.utils.checkpoint at its own import time (torch._higher_order_ops."
-    "flex_attention takes _CachedTorchDispatchMode and _CachingTorchDispatchMode from it), so the "
-    "student's process of checkpoint-rematerialise loads it before the guard seals; the guard "
-    "drops the module, but those classes live on in torch, their methods' __globals__ is the "
-    "module's namespace, and gc.get_objects() hands that dict to the student, whose "
-    "['CheckpointFunction'] (the reentrant checkpoint, which imports nothing when it runs) does "
-    "the exercise. The non-reentrant checkpoint() is refused: it imports torch._dynamo, which "
-    "imports torch.utils.checkpoint again, and the guard refuses that to everyone. A "
-    "refusing stand-in cannot take its place: torch needs the real classes to import at all. "
-    "Closing it: an attribute-level ban (refuse the library's own function, not its module), or "
-    "an exercise whose banned API torch does not import for itself."))
 def test_a_banned_submodule_that_torch_keeps_parts_of_is_not_found_among_the_live_objects(every_backend):
     verdict = grade(load_exercise(CHECKPOINT), CHECKPOINT_FROM_GC, every_backend)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
