@@ -48,7 +48,10 @@ def test_docker_engine_restart(own_default_grading_site, engine, student):
     assert "GRADING_LEASE_S" not in site.env and "GRADING_RETRY_BACKOFF_S" not in site.env
     site.worker("only", beat=True, SANDBOX_BACKEND="docker", SANDBOX_IMAGE=IMAGE, DOCKER_HOST=engine.url)
     ids = [site.submit(student, code=slow_solution(3)).id for _ in range(3)]
-    wait_for(lambda: sandboxes_running(engine), 120, "a grading's sandbox running in the engine")
+    # A warm pool's container runs before any grading does: wait for a claimed grading too, so
+    # that the restart lands on a grading in flight, however busy the machine.
+    running = Submission.objects.filter(id__in=ids, status=Submission.Status.RUNNING)
+    wait_for(lambda: running.exists() and sandboxes_running(engine), 120, "a grading's sandbox running in the engine")
     began = time.monotonic()
     engine.restart()  # SIGTERM: dockerd stops its containers, then comes back empty of them
     engine_s = time.monotonic() - began
