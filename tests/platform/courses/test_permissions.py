@@ -33,6 +33,10 @@ UNOWNED = {
     "lti:launch",
     "lti:jwks",
     "lti:not_ready",
+    # Registering an LMS: the site's administrators make a one-time link, which the LMS opens
+    # (tests/platform/lti/test_registration.py: non-admins, spent, unknown and expired links).
+    "lti:registrations",
+    "lti:register",
 }
 POST_ONLY = {
     "courses:item_move_version",
