@@ -5,6 +5,8 @@ asserts the SAFE outcome; an attack that works stays as a strict xfail whose rea
 """
 from __future__ import annotations
 
+import pytest
+
 from grader.contract import Kind
 from grader.host import grade, load_exercise
 from tests.security.test_redteam_judge import summary
@@ -56,4 +58,35 @@ def checkpoint(fn, *args):
 
 def test_a_banned_submodule_is_not_run_again_from_its_source(every_backend):  # noqa: F811
     verdict = grade(load_exercise(CHECKPOINT), CHECKPOINT_FROM_ITS_SOURCE, every_backend)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+# The file opened relative to a descriptor of its folder (os.open's dir_fd): the guard's open
+# event sees the bare name "checkpoint.py", and os.path.realpath resolves that against the
+# working directory, not the folder, so no banned path is recognised.
+CHECKPOINT_FROM_A_FOLDER_DESCRIPTOR = '''
+import os
+
+import torch.utils
+
+_folder = os.open(torch.utils.__path__[0], os.O_RDONLY)
+_fd = os.open("check" + "point.py", os.O_RDONLY, dir_fd=_folder)
+_source = b""
+while _chunk := os.read(_fd, 1 << 16):
+    _source += _chunk
+_namespace = {"__name__": "_mine"}
+exec(compile(_source, "_mine.py", "exec"), _namespace)
+
+
+def checkpoint(fn, *args):
+    return _namespace["CheckpointFunction"].apply(fn, True, *args)
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "rules, hidden library reached: os.open(name, dir_fd=folder) gives the audit hook a bare "
+    "name that realpath resolves against the cwd, so torch/utils/checkpoint.py is read and "
+    "exec'd; its CheckpointFunction does the exercise, ACCEPTED"))
+def test_a_banned_submodule_is_not_read_through_a_descriptor_of_its_folder(every_backend):  # noqa: F811
+    verdict = grade(load_exercise(CHECKPOINT), CHECKPOINT_FROM_A_FOLDER_DESCRIPTOR, every_backend)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
