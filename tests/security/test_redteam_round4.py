@@ -86,7 +86,9 @@ def checkpoint(fn, *args):
 @pytest.mark.xfail(strict=True, reason=(
     "rules, hidden library reached: os.open(name, dir_fd=folder) gives the audit hook a bare "
     "name that realpath resolves against the cwd, so torch/utils/checkpoint.py is read and "
-    "exec'd; its CheckpointFunction does the exercise, ACCEPTED"))
+    "exec'd; its CheckpointFunction does the exercise: ACCEPTED on every backend"))
 def test_a_banned_submodule_is_not_read_through_a_descriptor_of_its_folder(every_backend):  # noqa: F811
     verdict = grade(load_exercise(CHECKPOINT), CHECKPOINT_FROM_A_FOLDER_DESCRIPTOR, every_backend)
-    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+    # The guard's refusal, not the verdict: under gVisor on a loaded machine the hidden
+    # random_blocks check sometimes fails on its own, which would make the verdict flaky.
+    assert any("does not allow" in check.message for check in verdict.checks), summary(verdict)
