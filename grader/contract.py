@@ -820,6 +820,15 @@ def install_rules(rules: Sequence[Rule]) -> None:
                 owner = next((o for o in owners if candidate.startswith(o[0])), None)
                 if owner is not None:
                     raise RuleViolation(f"{owner[1]}:{owner[2]}: not allowed in this exercise")
+            if not os.path.isabs(path):
+                # A relative name may be resolved against a descriptor of any folder (os.open's
+                # dir_fd), which the event does not carry: a relative name that names a banned
+                # module's file or folder is refused wherever it points.
+                parts = path.split(os.sep)
+                for number, module in banned:
+                    leaf = module.rpartition(".")[2]
+                    if any(part == leaf or part.startswith(leaf + ".") for part in parts):
+                        raise RuleViolation(f"{number}:{module}: not allowed in this exercise")
 
     sys.addaudithook(hook)
 

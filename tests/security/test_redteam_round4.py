@@ -5,8 +5,6 @@ asserts the SAFE outcome; an attack that works stays as a strict xfail whose rea
 """
 from __future__ import annotations
 
-import pytest
-
 from grader.contract import Kind
 from grader.host import grade, load_exercise
 from tests.security.test_redteam_judge import summary
@@ -63,7 +61,8 @@ def test_a_banned_submodule_is_not_run_again_from_its_source(every_backend):  # 
 
 # The file opened relative to a descriptor of its folder (os.open's dir_fd): the guard's open
 # event sees the bare name "checkpoint.py", and os.path.realpath resolves that against the
-# working directory, not the folder, so no banned path is recognised.
+# working directory, not the folder: ACCEPTED on every backend in round 4. Closed: a relative
+# name that names a banned module's file or folder is refused wherever it points.
 CHECKPOINT_FROM_A_FOLDER_DESCRIPTOR = '''
 import os
 
@@ -83,10 +82,6 @@ def checkpoint(fn, *args):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rules, hidden library reached: os.open(name, dir_fd=folder) gives the audit hook a bare "
-    "name that realpath resolves against the cwd, so torch/utils/checkpoint.py is read and "
-    "exec'd; its CheckpointFunction does the exercise: ACCEPTED on every backend"))
 def test_a_banned_submodule_is_not_read_through_a_descriptor_of_its_folder(every_backend):  # noqa: F811
     verdict = grade(load_exercise(CHECKPOINT), CHECKPOINT_FROM_A_FOLDER_DESCRIPTOR, every_backend)
     # The guard's refusal, not the verdict: under gVisor on a loaded machine the hidden
