@@ -288,3 +288,71 @@ def test_a_victim_student_who_joins_the_attacker_s_course_sends_it_no_grades(vic
 
     assert not GradeSync.objects.filter(user=victim.student).exists()
     assert attacker_lms.scores == []
+
+
+SAME_ISSUER_BY_HAND = (
+    "A site administrator registers by hand a second LMS that shares the victim's issuer with keys of "
+    "its own (self-hosted Canvas keeps https://canvas.instructure.com, the issuer of every Canvas in "
+    "the cloud, unless its operator changes it); PyLTI1p3 checks each launch against its own "
+    "registration's keys, but lti.services.account_link finds the account by (issuer, sub) alone, so "
+    "that LMS's launch with the victim instructor's sub logs in as them and opens their gradebook. "
+    "Class: identity keyed by issuer while trust (keys) is per registration."
+)
+
+
+@pytest.mark.xfail(strict=True, reason=SAME_ISSUER_BY_HAND)
+def test_a_second_lms_registered_by_hand_under_the_victim_s_issuer_does_not_log_in_as_its_people(
+    victim, attacker_lms
+):
+    attacker_lms.issuer, attacker_lms.client_id = victim.lms.issuer, "self-hosted-client"
+    registration_for(attacker_lms)  # its own client id, its own keys (keyset_url), the same issuer
+    browser = Client()
+
+    _launch_if_let_in(browser, attacker_lms, "teacher")
+
+    assert _gradebook(browser, victim.course) in (302, 404)
+
+
+UNBOUND_NONCE_OVER_HTTP = (
+    "Over plain HTTP PyLTI1p3's cache storage keeps nonces without the browser's lti1p3-session-id "
+    "(CacheDataStorage.get_session_cookie_name answers None unless request.is_secure()), and nothing binds "
+    "a nonce to the state it was issued with: an id_token signed for the victim (intercepted before their "
+    "browser posts it) is accepted from the attacker's browser with the attacker's own state cookie, "
+    "and logs it in as the victim. Over HTTPS the nonce is bound to the browser (the test beside this). "
+    "Class: a bearer launch token not bound to the browser that asked for it (HTTP deployments only)."
+)
+
+
+def _intercepted_launch(victim: Victim, *, secure: bool) -> tuple[Client, Client, dict, str]:
+    """The victim's browser starts a launch; the attacker's starts one of its own (a state cookie of
+    its own); the LMS signs the victim's, which the attacker intercepts before it is posted."""
+    attacker_browser, victim_browser = Client(), Client()
+    mine = attacker_browser.get(victim.lms.login_url("student"), secure=secure)["Location"]
+    theirs = victim_browser.get(victim.lms.login_url("teacher"), secure=secure)["Location"]
+    signed_for_victim = victim.lms.launch(dict(parse_qsl(urlparse(theirs).query)))
+    return attacker_browser, victim_browser, signed_for_victim, dict(parse_qsl(urlparse(mine).query))["state"]
+
+
+@pytest.mark.xfail(strict=True, reason=UNBOUND_NONCE_OVER_HTTP)
+def test_over_http_the_victim_s_signed_launch_posted_from_the_attacker_s_browser_is_refused(victim):
+    attacker_browser, _victim_browser, signed, own_state = _intercepted_launch(victim, secure=False)
+
+    attacker_browser.post("/lti/launch/", {"id_token": signed["id_token"], "state": own_state})
+
+    assert _gradebook(attacker_browser, victim.course) in (302, 404)
+
+
+def test_over_https_the_victim_s_signed_launch_posted_from_the_attacker_s_browser_is_refused(victim):
+    attacker_browser, victim_browser, signed, own_state = _intercepted_launch(victim, secure=True)
+
+    response = attacker_browser.post(
+        "/lti/launch/", {"id_token": signed["id_token"], "state": own_state}, secure=True
+    )
+
+    assert response.status_code == 400
+    assert _gradebook(attacker_browser, victim.course) in (302, 404)
+    # The victim's own post still lands: the attempt spent nothing of theirs.
+    accepted = victim_browser.post(
+        "/lti/launch/", {"id_token": signed["id_token"], "state": signed["state"]}, secure=True
+    )
+    assert accepted.status_code == 302
