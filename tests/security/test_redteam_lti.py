@@ -356,3 +356,35 @@ def test_over_https_the_victim_s_signed_launch_posted_from_the_attacker_s_browse
         "/lti/launch/", {"id_token": signed["id_token"], "state": signed["state"]}, secure=True
     )
     assert accepted.status_code == 302
+
+
+# -- a learner's seat in the victim's LMS course ---------------------------------------------------
+
+INSTITUTION = "http://purl.imsglobal.org/vocab/lis/v2/institution/person#"
+SYSTEM = "http://purl.imsglobal.org/vocab/lis/v2/system/person#"
+
+
+def test_a_learner_who_teaches_elsewhere_in_the_institution_stays_a_student_of_this_course(victim):
+    # Canvas and Moodle add institution and system roles to a course launch: a graduate student who
+    # teaches another course (or administers the site) is still a learner in this one.
+    victim.lms.add_person("grad", "Gus Graduate", [
+        *LEARNER, INSTITUTION + "Instructor", INSTITUTION + "Administrator", SYSTEM + "Administrator",
+    ])
+    browser = Client()
+
+    launch(browser, victim.lms, "grad", DEEP_LINK)
+
+    grad = LinkedAccount.objects.get(issuer=victim.lms.issuer, sub="sub-grad").user
+    assert Membership.objects.get(course=victim.course, user=grad).role == Membership.Role.STUDENT
+    assert not grad.is_instructor
+    assert _gradebook(browser, victim.course) == 404
+    assert browser.get(f"/lti/courses/{victim.course.pk}/").status_code == 404
+
+
+def test_the_tool_s_jwks_holds_public_keys_only(victim):
+    keys_rotate()  # a current and a previous key
+
+    keys = Client().get("/lti/jwks/").json()["keys"]
+
+    assert len(keys) == 2
+    assert all(set(key) & {"d", "p", "q", "dp", "dq", "qi"} == set() for key in keys)
