@@ -21,7 +21,7 @@ from lti_tool.models import Key, LtiRegistration
 
 from accounts.models import User
 from courses.models import AssignmentItem, Course, Membership
-from lti.models import GradeSync, LinkedAccount, LinkedCourse, LinkedItem
+from lti.models import GradeSync, LinkedAccount, LinkedCourse, LinkedItem, RegistrationLink
 from lti.services import keys_rotate, roster_sync
 from tests.platform import classroom as make
 from tests.platform.lti.conftest import launch, registration_for
@@ -388,3 +388,20 @@ def test_the_tool_s_jwks_holds_public_keys_only(victim):
 
     assert len(keys) == 2
     assert all(set(key) & {"d", "p", "q", "dp", "dq", "qi"} == set() for key in keys)
+
+
+def test_the_lti_staff_pages_refuse_a_cross_site_post(victim):
+    # A page elsewhere makes the instructor's (or the site administrator's) browser post: the picker
+    # would place items, the roster button sync, the registrations page mint a registration link.
+    make.exercise("graph-ex")
+    instructor = Client(enforce_csrf_checks=True)
+    instructor.force_login(victim.teacher)
+    course = victim.course
+    assert instructor.post(f"/lti/courses/{course.pk}/pick/", {"choice": ["exercise:graph-ex"]}).status_code == 403
+    assert instructor.post(f"/lti/courses/{course.pk}/roster/").status_code == 403
+    assert not AssignmentItem.objects.exists()
+    assert LinkedCourse.objects.get(course=course).roster_requested_at is None
+    administrator = Client(enforce_csrf_checks=True)
+    administrator.force_login(User.objects.create_superuser("root", password="a-long-password-1"))
+    assert administrator.post("/lti/registrations/", {"name": "Evil LMS"}).status_code == 403
+    assert not RegistrationLink.objects.exists()
