@@ -16,16 +16,20 @@ ROSTER_SYNC_SHOWN_FOR = timedelta(minutes=10)
 
 
 class LinkedAccount(models.Model):
-    """A platform's user, known by (issuer, subject) only: an LMS's email address proves nothing
-    about who owns an account here, so it never links one."""
+    """A platform's user, known by (registration, subject) only: an LMS's email address proves
+    nothing about who owns an account here, so it never links one; nor does an issuer, which two
+    registrations may share (every Canvas cloud school signs as https://canvas.instructure.com,
+    and a registration made for another LMS may claim any issuer)."""
 
-    issuer = models.CharField(max_length=255)
+    registration = models.ForeignKey("lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="accounts",
+                                     null=True)  # null: linked before registrations were told apart, never matched
+    issuer = models.CharField(max_length=255)  # the registration's, kept for people reading the admin
     sub = models.CharField(_("subject"), max_length=255)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lti_accounts")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["issuer", "sub"], name="lti_one_account_per_subject")]
+        constraints = [models.UniqueConstraint(fields=["registration", "sub"], name="lti_one_account_per_subject")]
 
     def __str__(self) -> str:
         return f"{self.sub} @ {self.issuer}"

@@ -156,9 +156,11 @@ def platform_configuration(url: str, registration_token: str) -> dict[str, Any]:
     try:
         response = requests.get(
             url, headers={"Authorization": f"Bearer {registration_token}", "Accept": "application/json"},
-            timeout=HTTP_TIMEOUT_S,
+            timeout=HTTP_TIMEOUT_S, allow_redirects=False,  # the host that answers is the host checked below
         )
         response.raise_for_status()
+        if response.is_redirect:
+            raise requests.RequestException(f"redirected to {response.headers.get('Location', '?')}")
         configuration = response.json()
     except (requests.RequestException, ValueError) as error:
         raise RegistrationRefused("configuration", f"{url}: {error}"[:300]) from error

@@ -155,9 +155,9 @@ def _unverified_issuer(message: DjangoMessageLaunch) -> str | None:
 
 
 def _land(launch: LtiLaunch) -> Landing:
-    issuer = launch.registration.issuer
     role = role_of(launch.roles_claim or [])
-    user = account_link(issuer=issuer, sub=launch.get_claim("sub"), claims=launch.get_launch_data(), role=role)
+    user = account_link(registration=launch.registration, sub=launch.get_claim("sub"),
+                        claims=launch.get_launch_data(), role=role)
     course = course_of_context(launch.context, user=user, role=role)
     launch_id = launch.get_launch_id()
     if course is None:
@@ -186,11 +186,12 @@ def role_of(roles: list[str]) -> str:
     return Membership.Role.STUDENT
 
 
-def account_link(*, issuer: str, sub: str, claims: dict, role: str) -> User:
-    """The account of a platform's user: found by (issuer, subject), else made for them (never by email)."""
-    account = LinkedAccount.objects.select_related("user").filter(issuer=issuer, sub=sub).first()
+def account_link(*, registration: LtiRegistration, sub: str, claims: dict, role: str) -> User:
+    """The account of a platform's user: found by (registration, subject), else made for them
+    (never by email, never by issuer alone)."""
+    account = LinkedAccount.objects.select_related("user").filter(registration=registration, sub=sub).first()
     if account is None:
-        digest = hashlib.sha256(f"{issuer}\n{sub}".encode()).hexdigest()[:8]
+        digest = hashlib.sha256(f"{registration.pk}\n{registration.issuer}\n{sub}".encode()).hexdigest()[:8]
         name = slugify(claims.get("name") or claims.get("given_name") or "")[:30] or "lti"
         user = User(
             username=f"{name}-{digest}",  # unique by the digest; the name only helps people read it
@@ -200,7 +201,8 @@ def account_link(*, issuer: str, sub: str, claims: dict, role: str) -> User:
         )
         user.set_unusable_password()  # they come in through the LMS
         user.save()
-        account = LinkedAccount.objects.create(issuer=issuer, sub=sub, user=user)
+        account = LinkedAccount.objects.create(
+            registration=registration, issuer=registration.issuer, sub=sub, user=user)
     user = account.user
     if role == Membership.Role.INSTRUCTOR and not user.is_instructor:
         user.role = User.Role.INSTRUCTOR  # they teach in the LMS: they may create the course here
@@ -349,9 +351,9 @@ def grade_syncs_queue(*, user_id: int, items: Q) -> list[int]:
         items,
         item__assignment__course__memberships__user_id=user_id,
         item__assignment__course__memberships__role=Membership.Role.STUDENT,
-        resource_link__context__deployment__registration__issuer__in=LinkedAccount.objects.filter(
+        resource_link__context__deployment__registration__in=LinkedAccount.objects.filter(
             user_id=user_id
-        ).values("issuer"),
+        ).values("registration"),
     ).exclude(lineitem_url="")
     ids = []
     for link in links:
@@ -385,7 +387,7 @@ def grade_sync_send(sync_id: int) -> GradeSync:
     ).get(pk=sync_id)
     link = sync.link
     registration = link.resource_link.context.deployment.registration
-    account = LinkedAccount.objects.get(issuer=registration.issuer, user_id=sync.user_id)
+    account = LinkedAccount.objects.get(registration=registration, user_id=sync.user_id)
     row = ItemScore.objects.filter(item=link.item, user_id=sync.user_id).first()
     given = (row.effective if row is not None else None) or 0.0
     maximum = float(link.item.points)
@@ -457,7 +459,7 @@ def roster_sync(link_id: int) -> LinkedCourse:
             if member.get("status", "Active") != "Active" or not member.get("user_id"):
                 continue
             role = role_of(member.get("roles", []))
-            user = account_link(issuer=registration.issuer, sub=member["user_id"], claims=dict(member), role=role)
+            user = account_link(registration=registration, sub=member["user_id"], claims=dict(member), role=role)
             membership_set(course=link.course, user=user, role=role)
             count += 1
         link.roster_members, link.roster_error, link.roster_synced_at = count, "", timezone.now()
@@ -466,10 +468,10 @@ def roster_sync(link_id: int) -> LinkedCourse:
 
 
 def roster_of(link: LinkedCourse) -> list[Membership]:
-    """The course's members the LMS knows (linked by its issuer), staff first, then by name."""
-    issuer = link.context.deployment.registration.issuer
+    """The course's members the LMS knows (linked by its registration), staff first, then by name."""
+    registration = link.context.deployment.registration
     return list(
-        Membership.objects.filter(course_id=link.course_id, user__lti_accounts__issuer=issuer)
+        Membership.objects.filter(course_id=link.course_id, user__lti_accounts__registration=registration)
         .select_related("user")
         .order_by("role", "user__last_name", "user__first_name", "user__username")
     )

@@ -214,7 +214,8 @@ def _grades_to_show(lms: Lms) -> None:
         ("sub-bob", "Bob Example", GradeSync.State.FAILED,
          f"HTTP response [{lms.url}/lineitems/li-2/scores]: 503 - the gradebook is being upgraded"),
     ]:
-        user = account_link(issuer=lms.issuer, sub=sub, claims={"name": name}, role="student")
+        registration = link.resource_link.context.deployment.registration
+        user = account_link(registration=registration, sub=sub, claims={"name": name}, role="student")
         membership_set(course=course, user=user, role="student")
         GradeSync.objects.create(link=link, user=user, state=state, reason=reason, score_given=7.5,
                                  score_maximum=10, tries=1 if state == GradeSync.State.SENT else 9)
