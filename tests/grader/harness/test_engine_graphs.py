@@ -7,17 +7,14 @@ was never started.
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from grader.harness.api import ProgramStopped, fn, run_in
 from grader.harness.engine_graphs import ENCODE_SOURCE, MAX_CONSTANT_ITEMS, run_engine_graph
 from grader.harness.messages import in_english
-from grader.harness.programs import Process, Program, Remote
-from tests.grader.factories import REPO
+from grader.harness.programs import Remote
+from tests.grader.harness.test_graphs import start  # a worker of either side, as the judge starts one
 
 STUDENT = """\
 from grader.engines import F
@@ -37,16 +34,6 @@ def build(name):
     x = graph.placeholder((3,), "float64", name="x")
     return encode(graph, [getattr(sys.modules["submission"], name)(x)])
 """) + ", ns), ns['build'](*a))[1])({})")
-
-
-def start(tmp_path: Path, side: str, source: str) -> Program:
-    path = tmp_path / f"{side}.py"
-    path.write_text(source)
-    process = Process(side, path, lib=REPO, env={"PATH": os.environ["PATH"]}, uid=None, untrusted=side == "student",
-                      rlimits={}, stdout=tmp_path / f"{side}.out", stderr=tmp_path / f"{side}.err")
-    program = Program(side, process, None)
-    program.budget_s = 300.0
-    return program
 
 
 @pytest.fixture
