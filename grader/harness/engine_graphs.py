@@ -25,15 +25,14 @@ from __future__ import annotations
 import math
 from typing import Any, NoReturn
 
-from grader.harness.api import ProgramError, ProgramStopped
-from grader.harness.messages import Localized, Message, localize
+from grader.harness.graphs import refuse, run_trusted
+from grader.harness.messages import localize
 from grader.harness.wire import Fn
 
 MAX_NODES = 8192
 MAX_CONSTANT_ITEMS = 4096  # of one constant
 MAX_ELEMENTS = 1 << 20  # of one node's value, and (x16) of all of them together
 MAX_ATTRIBUTE_ITEMS = 16
-RUN_TIMEOUT_S = 60.0
 DTYPES = frozenset({"float64", "float32", "int64", "int32", "bool"})
 
 # Runs in the student's process, after the checks' own code built the graph: the nodes as
@@ -103,22 +102,14 @@ def run_engine_graph(reference: Any, answer: Any, feeds: dict[str, Any], *, grad
     computed by the trusted side; with ``grad``, followed by the gradient of the sum of the
     first output with respect to each placeholder, taken by the trusted side too."""
     if isinstance(answer, dict) and isinstance(answer.get("error"), str):
-        _refuse(localize({"en": "your graph could not be read: {error}", "zh-hans": "无法读取你的图：{error}"},
-                         error=answer["error"][:200]))
+        refuse(localize({"en": "your graph could not be read: {error}", "zh-hans": "无法读取你的图：{error}"},
+                        error=answer["error"][:200]))
     nodes, outputs = _checked(answer, set(feeds))
-    try:
-        values, _ = reference._program.timed_call(
-            None, None, (RUN, nodes, outputs, feeds, grad, MAX_ELEMENTS), {}, timeout=RUN_TIMEOUT_S)
-    except ProgramError as error:
-        if error.side != "reference":
-            raise
-        _refuse(localize({"en": "building and running your graph again raised {error}",
-                          "zh-hans": "重新构建并运行你的图时出错：{error}"},
-                         error=f"{error.type_name}: {error.message[:300]}"))
-    except ProgramStopped as stop:
-        if stop.side != "reference":
-            raise
-        _refuse({"en": "running your graph again stopped the process that ran it",
+    values = run_trusted(
+        reference, (RUN, nodes, outputs, feeds, grad, MAX_ELEMENTS),
+        raised={"en": "building and running your graph again raised {error}",
+                "zh-hans": "重新构建并运行你的图时出错：{error}"},
+        stopped={"en": "running your graph again stopped the process that ran it",
                  "zh-hans": "重新运行你的图时，运行它的进程停止了"})
     return list(values) if isinstance(values, list) else [values]
 
@@ -127,12 +118,12 @@ def _checked(answer: Any, placeholders: set[str]) -> tuple[list[dict[str, Any]],
     """The nodes and output positions of ``answer``, or the student's RUNTIME_ERROR when it is
     not this module's form: plain data, earlier inputs, literal attributes, small constants."""
     if not isinstance(answer, dict) or set(answer) != {"nodes", "outputs"}:
-        _refuse({"en": "your graph came back as something other than a graph",
-                 "zh-hans": "你的图返回的不是一张图"})
+        refuse({"en": "your graph came back as something other than a graph",
+                "zh-hans": "你的图返回的不是一张图"})
     nodes, outputs = answer["nodes"], answer["outputs"]
     if not isinstance(nodes, list) or not 0 < len(nodes) <= MAX_NODES:
-        _refuse(localize({"en": "a graph is a list of 1 to {limit} nodes",
-                          "zh-hans": "图应是 1 到 {limit} 个节点的列表"}, limit=MAX_NODES))
+        refuse(localize({"en": "a graph is a list of 1 to {limit} nodes",
+                         "zh-hans": "图应是 1 到 {limit} 个节点的列表"}, limit=MAX_NODES))
     named: set[str] = set()
     for position, node in enumerate(nodes):
         if not isinstance(node, dict) or not _valid_node(node, position):
@@ -142,11 +133,11 @@ def _checked(answer: Any, placeholders: set[str]) -> tuple[list[dict[str, Any]],
                 _malformed(position)
             named.add(node["name"])
     if named != placeholders:
-        _refuse(localize({"en": "your graph takes the inputs {names}", "zh-hans": "你的图接收的输入是 {names}"},
-                         names=", ".join(sorted(named)) or "-"))
+        refuse(localize({"en": "your graph takes the inputs {names}", "zh-hans": "你的图接收的输入是 {names}"},
+                        names=", ".join(sorted(named)) or "-"))
     if not isinstance(outputs, list) or not outputs or not all(
             type(i) is int and 0 <= i < len(nodes) for i in outputs):
-        _refuse({"en": "your graph's outputs are not nodes of it", "zh-hans": "你的图的输出不是图中的节点"})
+        refuse({"en": "your graph's outputs are not nodes of it", "zh-hans": "你的图的输出不是图中的节点"})
     return nodes, outputs
 
 
@@ -189,10 +180,5 @@ def _literal(value: Any, depth: int) -> bool:
 
 
 def _malformed(position: int) -> NoReturn:
-    _refuse(localize({"en": "node {node} of your graph is not one these checks can read",
-                      "zh-hans": "你的图的第 {node} 个节点无法被这些检查读取"}, node=position))
-
-
-def _refuse(reason: Localized) -> NoReturn:
-    """End the check as the student's RUNTIME_ERROR, saying why in every language."""
-    raise ProgramStopped("student", "RUNTIME_ERROR", Message("check.failed", detail=reason))
+    refuse(localize({"en": "node {node} of your graph is not one these checks can read",
+                     "zh-hans": "你的图的第 {node} 个节点无法被这些检查读取"}, node=position))

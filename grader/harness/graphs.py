@@ -224,8 +224,8 @@ def exported(student: Any, name: str, *args: Any) -> dict[str, Any]:
     Untrusted: run_graph checks it."""
     answer = run_in(student, EXPORT, name, *args)
     if not isinstance(answer, dict) or not (isinstance(answer.get("error"), str) or "graph" in answer):
-        _refuse({"en": "the export of your function came back as something other than a graph",
-                 "zh-hans": "你的函数导出后返回的不是一张图"})
+        refuse({"en": "the export of your function came back as something other than a graph",
+                "zh-hans": "你的函数导出后返回的不是一张图"})
     if isinstance(answer.get("error"), str):
         return {"error": answer["error"][:400]}
     return answer
@@ -241,24 +241,32 @@ def run_graph(reference: Any, graph: Any, inputs: list[Any]) -> list[Any]:
     except GraphRefused as refused:
         if refused.kind == "WRONG_ANSWER":
             raise CheckFailed(Message("check.failed", detail=refused.reason)) from None
-        _refuse(refused.reason)
+        refuse(refused.reason)
+    outputs = run_trusted(
+        reference, (RUN, graph, list(inputs), sorted(OPERATORS), MAX_ELEMENTS, MAX_MATMUL_WORK),
+        raised={"en": "running your graph on fresh inputs raised {error}",
+                "zh-hans": "在新的输入上运行你的图时出错：{error}"},
+        stopped={"en": "running your graph on fresh inputs stopped the process that ran it",
+                 "zh-hans": "在新的输入上运行你的图时，运行它的进程停止了"})
+    return list(outputs)
+
+
+def run_trusted(reference: Any, call: tuple[Any, ...], *, raised: dict[str, str], stopped: Localized) -> Any:
+    """What ``call`` returns on the reference's worker (the trusted twin, which never runs the
+    student's code), under its own timeout rather than the reference's budget: a slow graph is
+    the student's to answer for. An error or a stop there is the student's RUNTIME_ERROR,
+    worded by ``raised`` (a template with ``{error}``) or ``stopped``."""
     try:
-        # Its own timeout, not the reference's budget: a slow graph is the student's to answer for.
-        outputs, _ = reference._program.timed_call(
-            None, None, (RUN, graph, list(inputs), sorted(OPERATORS), MAX_ELEMENTS, MAX_MATMUL_WORK), {},
-            timeout=RUN_TIMEOUT_S)
+        value, _ = reference._program.timed_call(None, None, call, {}, timeout=RUN_TIMEOUT_S)
     except ProgramError as error:
         if error.side != "reference":
             raise
-        _refuse(localize({"en": "running your graph on fresh inputs raised {error}",
-                          "zh-hans": "在新的输入上运行你的图时出错：{error}"},
-                         error=f"{error.type_name}: {error.message[:300]}"))
+        refuse(localize(raised, error=f"{error.type_name}: {error.message[:300]}"))
     except ProgramStopped as stop:
         if stop.side != "reference":
             raise
-        _refuse({"en": "running your graph on fresh inputs stopped the process that ran it",
-                 "zh-hans": "在新的输入上运行你的图时，运行它的进程停止了"})
-    return list(outputs)
+        refuse(stopped)
+    return value
 
 
 def check_graph(graph: Any, input_count: int) -> None:
@@ -355,6 +363,6 @@ def _malformed(position: int) -> GraphRefused:
                                   "zh-hans": "你的图的第 {node} 个节点无法被这些检查读取"}, node=position))
 
 
-def _refuse(reason: Localized) -> NoReturn:
+def refuse(reason: Localized) -> NoReturn:
     """End the check as the student's RUNTIME_ERROR, saying why in every language."""
     raise ProgramStopped("student", "RUNTIME_ERROR", Message("check.failed", detail=reason))
