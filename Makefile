@@ -33,9 +33,9 @@ test: venv
 
 # Types and lint (configured in pyproject.toml); .ci/run runs it before the tests.
 # Lint covers the whole tree; every source root but tests/ and exercises/ is typed too, with
-# its settings there (grader/, sandbox/, graphdojo/ and bench/ are strict).
+# its settings there (grader/, sandbox/, graphdojo/, bench/ and testbed/ are strict).
 LINTED := platform grader sandbox graphdojo bench exercises tests testbed
-TYPED := platform grader sandbox graphdojo bench
+TYPED := platform grader sandbox graphdojo bench testbed
 check: venv
 	$(PY) -m ruff check $(LINTED)
 	$(PY) -m mypy $(TYPED)

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -149,11 +150,14 @@ def one_at_a_time(tmp: Path, count: int) -> dict[str, Any]:
         wait_for(lambda: _answers(base), 60, "the site")
         client = Client(base)
         client.log_in("s0", PASSWORD)
+        def more_verdicts_than(seen: int) -> bool:
+            return len(finished(env)) > seen
+
         for i in range(count + 1):  # the first warms the worker's pool and is not counted
             status, _, page = client.post_form("/submissions/new/static-graph-executor/", {"code": code},
                                                form_page="/exercises/static-graph-executor/")
             assert status == 302, (status, page[:300])
-            wait_for(lambda i=i: len(finished(env)) > i, 300, "the verdict", interval=0.5)
+            wait_for(partial(more_verdicts_than, i), 300, "the verdict", interval=0.5)
             time.sleep(5 if i == 0 else 3)  # the pool refills, as it would between two students' clicks
         rows = sorted(finished(env))[1:]
     finally:

@@ -9,10 +9,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from http.cookies import SimpleCookie
+from typing import Any
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
         return None
 
 
@@ -24,8 +25,8 @@ class Client:
         self.cookies: dict[str, str] = {}
         self._opener = urllib.request.build_opener(_NoRedirect, urllib.request.HTTPSHandler(context=tls))
 
-    def request(self, method: str, path: str, data: dict | bytes | None = None,
-                content_type: str = "application/x-www-form-urlencoded") -> tuple[int, dict, str]:
+    def request(self, method: str, path: str, data: dict[str, Any] | bytes | None = None,
+                content_type: str = "application/x-www-form-urlencoded") -> tuple[int, dict[str, str], str]:
         body = urllib.parse.urlencode(data).encode() if isinstance(data, dict) else data
         request = urllib.request.Request(self.base_url + path, data=body, method=method)
         # Over HTTPS (or behind a pretend TLS proxy), Django wants the Referer of an HTTPS page of this site.
@@ -46,10 +47,11 @@ class Client:
                 self.cookies[name] = morsel.value
         return response.status, dict(response.headers), response.read().decode(errors="replace")
 
-    def get(self, path: str) -> tuple[int, dict, str]:
+    def get(self, path: str) -> tuple[int, dict[str, str], str]:
         return self.request("GET", path)
 
-    def post_form(self, path: str, fields: dict, form_page: str | None = None) -> tuple[int, dict, str]:
+    def post_form(self, path: str, fields: dict[str, Any],
+                  form_page: str | None = None) -> tuple[int, dict[str, str], str]:
         """POST ``fields`` with the CSRF token of ``form_page`` (default: ``path``)."""
         _, _, page = self.get(form_page or path)
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)

@@ -13,15 +13,19 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
+T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def docker_is_up() -> bool:
@@ -29,7 +33,7 @@ def docker_is_up() -> bool:
         ["docker", "info"], capture_output=True, timeout=30).returncode == 0
 
 
-def wait_for(predicate, timeout: float, what: str, interval: float = 0.2):
+def wait_for(predicate: Callable[[], T], timeout: float, what: str, interval: float = 0.2) -> T:
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -47,7 +51,7 @@ class RedisServer:
         self.port = free_port()
         self.workdir = workdir
         self.host = host
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -170,7 +174,7 @@ class Worker:
                  netns: str | None = None):
         self.env, self.log_path, self.name, self.queues, self.beat = env, log, name, queues, beat
         self.netns = netns
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", self.queues, "--concurrency", "1",
@@ -179,20 +183,26 @@ class Worker:
             argv += ["--beat", "--schedule", str(self.log_path.with_suffix(".beat"))]
         argv = self._in_namespace(argv)
         self.log = open(self.log_path, "a")
-        self.process = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
-        wait_for(lambda: " ready." in self.log_path.read_text() or self.process.poll() is not None, 90,
+        process = self.process = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=self.log,
+                                                  stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for(lambda: " ready." in self.log_path.read_text() or process.poll() is not None, 90,
                  f"worker {self.name} to start")
-        assert self.process.poll() is None, self.log_path.read_text()[-3000:]
+        assert process.poll() is None, self.log_path.read_text()[-3000:]
+
+    @property
+    def started(self) -> subprocess.Popen[bytes]:
+        """The worker's main process; only a started worker has one."""
+        assert self.process is not None, f"worker {self.name} was never started"
+        return self.process
 
     def pool_children(self) -> list[int]:
         """Every child of the worker: its pool's processes, and beat where it runs inside."""
-        return _children(self.process.pid)
+        return _children(self.started.pid)
 
     def kill_all(self) -> None:
         """kill -9 of the whole worker: the main process and its pool."""
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(30)
+        os.killpg(self.started.pid, signal.SIGKILL)
+        self.started.wait(30)
 
     def kill_pool_child(self) -> None:
         """kill -9 of the pool's processes only, as the OOM killer does. The worker names them
@@ -217,11 +227,11 @@ class Worker:
 
     def cold_shutdown(self) -> None:
         """Ctrl-C twice: warm shutdown asked, then cold."""
-        self.process.send_signal(signal.SIGINT)
+        self.started.send_signal(signal.SIGINT)
         time.sleep(0.5)
-        self.process.send_signal(signal.SIGINT)
-        self.process.wait(60)
-        os.killpg(self.process.pid, signal.SIGKILL) if _group_alive(self.process.pid) else None
+        self.started.send_signal(signal.SIGINT)
+        self.started.wait(60)
+        os.killpg(self.started.pid, signal.SIGKILL) if _group_alive(self.started.pid) else None
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
@@ -288,7 +298,7 @@ class VirtualHosts:
             ip("-n", ns, "link", "set", "lo", "up")
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         for ns, link in zip(self.namespaces, self._links, strict=True):
             subprocess.run(["ip", "link", "del", link], capture_output=True)
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
@@ -335,7 +345,7 @@ class DockerEngine:
         done = subprocess.run(["ip", "link", "add", self.bridge, "type", "bridge"], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         subprocess.run(["ip", "addr", "add", f"10.202.{tag % 250}.1/24", "dev", self.bridge], check=True)
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         argv = ["dockerd", "--data-root", str(self.data), "--exec-root", str(self.root / "x"),
@@ -344,9 +354,10 @@ class DockerEngine:
                 # Sandboxes have no network; nothing of the machine's firewall is touched.
                 "--bridge", self.bridge, "--iptables=false", "--ip6tables=false", "--ip-masq=false"]
         with open(self.root / "dockerd.log", "a") as log:
-            self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        wait_for(lambda: self.answers() or self.process.poll() is not None, 60, "the test's own dockerd")
-        assert self.process.poll() is None, (self.root / "dockerd.log").read_text()[-3000:]
+            process = self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                                      start_new_session=True)
+        wait_for(lambda: self.answers() or process.poll() is not None, 60, "the test's own dockerd")
+        assert process.poll() is None, (self.root / "dockerd.log").read_text()[-3000:]
 
     def answers(self) -> bool:
         return subprocess.run(["docker", "-H", self.url, "version"], capture_output=True, timeout=30).returncode == 0
@@ -363,6 +374,7 @@ class DockerEngine:
         saved = subprocess.Popen(["docker", "save", image], stdout=subprocess.PIPE)
         loaded = subprocess.run(["docker", "-H", self.url, "load", "-q"], stdin=saved.stdout, capture_output=True,
                                 text=True, timeout=600)
+        assert saved.stdout is not None
         saved.stdout.close()
         assert saved.wait(60) == 0 and loaded.returncode == 0, loaded.stderr
 
