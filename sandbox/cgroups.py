@@ -156,6 +156,11 @@ class RunCgroup:
         """The file holding the bytes of memory the cgroup holds now."""
         return str(self.dirs[0] / ("memory.usage_in_bytes" if self.version == 1 else "memory.current"))
 
+    @property
+    def stat_file(self) -> str:
+        """The file breaking that down (memory.stat): page cache apart from what processes hold."""
+        return str(self.dirs[0] / "memory.stat")
+
     def peak_bytes(self) -> int:
         text = self._read("memory.max_usage_in_bytes" if self.version == 1 else "memory.peak")
         return int(text) if text.strip().isdigit() else 0

@@ -36,6 +36,7 @@ CHILD_CGROUP_ENV = "SANDBOX_CHILD_CGROUP"  # CHILD_CGROUP_DIR, where a cgroup is
 # MEMINFO where /proc/meminfo is the sandbox's own (gVisor). Unset: /sys/fs/cgroup, if shown.
 MEMORY_USAGE_ENV = "SANDBOX_MEMORY_USAGE"
 MEMORY_USAGE_FILE = "/sandbox-memory/usage"  # where the local backend binds its cgroup's usage
+MEMORY_STAT_FILE = "/sandbox-memory/stat"  # ...and its memory.stat (other backends: beside the usage file)
 MEMINFO = "meminfo"
 
 # -- what the bootstrap gives a trusted program (the judge) --

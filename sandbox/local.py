@@ -50,7 +50,15 @@ from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailabl
 from sandbox.cgroups import RunCgroup, remove_stale
 from sandbox.config import LocalConfig
 from sandbox.delegation import Delegation
-from sandbox.framing import MEMORY_USAGE_ENV, MEMORY_USAGE_FILE, READY, WORKDIR, JobLimits, ProtocolError
+from sandbox.framing import (
+    MEMORY_STAT_FILE,
+    MEMORY_USAGE_ENV,
+    MEMORY_USAGE_FILE,
+    READY,
+    WORKDIR,
+    JobLimits,
+    ProtocolError,
+)
 from sandbox.protocol import (
     BOOTSTRAP_SOURCE,
     HOST_GRACE_S,
@@ -118,7 +126,7 @@ class LocalSandbox(Sandbox):
         delegation = Delegation(limits.pids) if self.isolated else None
         try:
             command = self._command(limits, filter_fd, delegation.mounts() if delegation else {},
-                                    memory_usage=cgroup.usage_file if cgroup is not None and self.isolated else None)
+                                    memory=cgroup if cgroup is not None and self.isolated else None)
             command += ["--preload", ",".join(options.preload)] if options.preload else []
             workdir = os.path.join(scratch, "job") if scratch else WORKDIR
             env = {**options.env, **(delegation.env() if delegation else {})}
@@ -139,7 +147,7 @@ class LocalSandbox(Sandbox):
                 shutil.rmtree(scratch, ignore_errors=True)
 
     def _command(self, limits: Limits, filter_fd: int | None, mounts: Mapping[str, str],
-                 memory_usage: str | None = None) -> list[str]:
+                 memory: RunCgroup | None = None) -> list[str]:
         python = sys.executable
         if not self.isolated:
             return [python, "-I", "-c", BOOTSTRAP_SOURCE]
@@ -181,8 +189,9 @@ class LocalSandbox(Sandbox):
         ]
         for source, target in mounts.items():  # the lent child cgroup (delegation.py)
             command += ["--bind", source, target]
-        if memory_usage is not None:  # read-only: what the run's cgroup holds, for the judge to measure
-            command += ["--ro-bind", memory_usage, MEMORY_USAGE_FILE]
+        if memory is not None:  # read-only: what the run's cgroup holds, for the judge to measure
+            command += ["--ro-bind", memory.usage_file, MEMORY_USAGE_FILE,
+                        "--ro-bind", memory.stat_file, MEMORY_STAT_FILE]
         command += [
             "--remount-ro", "/",
             "--chdir", "/",

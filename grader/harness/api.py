@@ -147,9 +147,11 @@ def memory_held(program: Any, function: Fn, *args: Any) -> tuple[int, Any]:
     what the function returned); return a handle to keep what it made alive for a later
     ``run_in``. Everything the program's earlier calls made is gone: handles from before die.
     """
-    program._program.restart()
-    returned = run_in(program, function, *args)
-    return int(program._program.held_memory_bytes()), returned
+    with program._program.others_stopped():  # the sandbox's count is every program's
+        program._program.restart()
+        returned = run_in(program, function, *args)
+        held = int(program._program.held_memory_bytes())
+    return held, returned
 
 
 def peak_memory_bytes(program: Any) -> int:

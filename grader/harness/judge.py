@@ -161,7 +161,7 @@ class Judge:
             stdout=self.private / "reference.out", stderr=self.private / "reference.err",
         )
         self.student = Program("student", self.student_process, family)
-        self.reference = Program("reference", self.reference_process, None)
+        self.reference = Program("reference", self.reference_process, None, stopped_while_measured=family)
         self.reference.budget_s = 3600.0  # the sandbox's own wall limit is the real bound
 
     def _load_checks(self) -> list[Case]:

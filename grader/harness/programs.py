@@ -12,6 +12,7 @@ and every reply is checked field by field before use.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import json
@@ -23,7 +24,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,14 @@ from grader.harness import wire
 from grader.harness.api import CheckFailed, ProgramError, ProgramStopped
 from grader.harness.messages import Message
 from grader.harness.worker import HEAVY_MODULES
-from sandbox.framing import CHILD_UID_ENV, MEMINFO, MEMORY_USAGE_ENV, TRUSTED_UID_ENV
+from sandbox.framing import (
+    CHILD_UID_ENV,
+    MEMINFO,
+    MEMORY_STAT_FILE,
+    MEMORY_USAGE_ENV,
+    MEMORY_USAGE_FILE,
+    TRUSTED_UID_ENV,
+)
 from sandbox.zygote import Exit, LentCgroup, Zygote, lent_uid
 
 FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
@@ -469,7 +477,12 @@ def _private_resident_bytes(pid: int) -> int:
 def _sandbox_charged_bytes() -> int | None:
     """The bytes of memory the whole sandbox holds now, where the sandbox shows them (its memory
     cgroup, or gVisor's own /proc/meminfo; sandbox/framing.py), else None. Outside a
-    sandbox they are the host's, which other work moves: None."""
+    sandbox they are the host's, which other work moves: None.
+
+    A memory cgroup's count leaves out its page cache (``_page_cache_bytes``): pages of files
+    read from disk, which whoever reads or drops files (the student) raises and lowers at will
+    and which hold nothing of a program's own (red team round 5: an earlier worker read 80 MB
+    of headers, the measured one dropped them and parked its activations in that room)."""
     if not privileged():
         return None
     where = os.environ.get(MEMORY_USAGE_ENV, "")
@@ -484,10 +497,25 @@ def _sandbox_charged_bytes() -> int | None:
     for usage in [where] if where else docker_shows:
         try:
             with open(usage) as file:
-                return int(file.read())
+                charged = int(file.read())
         except (OSError, ValueError):
             continue
+        stat = MEMORY_STAT_FILE if usage == MEMORY_USAGE_FILE else os.path.join(os.path.dirname(usage), "memory.stat")
+        return max(0, charged - _page_cache_bytes(stat))
     return None
+
+
+def _page_cache_bytes(stat: str) -> int:
+    """The file pages a memory cgroup charges (cgroup v1's hierarchical totals, or v2's), from its
+    memory.stat. tmpfs, memfd and shared memory are swap-backed and counted on the anon lists,
+    so what a program writes to its home or a memfd is never taken off; 0 when unreadable."""
+    try:
+        with open(stat) as file:
+            fields = dict(line.split()[:2] for line in file if len(line.split()) >= 2)
+        prefix = "total_" if "total_active_file" in fields else ""
+        return int(fields.get(prefix + "active_file", 0)) + int(fields.get(prefix + "inactive_file", 0))
+    except (OSError, ValueError):
+        return 0
 
 
 def _open_output(target: Path | Capture) -> int:
@@ -512,10 +540,16 @@ class _as_student:
 class Program:
     """One side (student or reference) as the checks see it: calls in, plain data out."""
 
-    def __init__(self, side: str, process: Process, family: Family | None):
+    def __init__(
+        self, side: str, process: Process, family: Family | None, *, stopped_while_measured: Family | None = None,
+    ) -> None:
         self.side = side
         self.process = process
         self.family = family
+        # For the reference: the student's processes, stopped while its memory is measured
+        # (``others_stopped``): the sandbox's count would charge the reference with what a
+        # student's thread allocates meanwhile (red team round 5 inflated it by 320 MB).
+        self.stopped_while_measured = stopped_while_measured
         self.loaded = False
         self.fresh_imports: list[str] = []  # heavy modules its worker imported itself (diagnostics)
         self.budget_s = float("inf")  # seconds of calls left; the judge sets it per phase
@@ -652,6 +686,19 @@ class Program:
                     raise
                 time.sleep(pause)
         self.ensure_started()
+
+    @contextlib.contextmanager
+    def others_stopped(self) -> Iterator[None]:
+        """Every other program's processes stopped for the duration (see ``stopped_while_measured``)."""
+        others = self.stopped_while_measured
+        if others is None:
+            yield
+            return
+        others.freeze(settle=True)
+        try:
+            yield
+        finally:
+            others.thaw()
 
     def held_memory_bytes(self) -> int:
         """The memory the program's processes hold now, read by the judge (DESIGN invariant 5):
