@@ -1,5 +1,6 @@
 """Real processes a fault test starts and breaks: Celery workers, a Redis of its own, and
-proxies it can cut between the workers and PostgreSQL or the Docker engine."""
+proxies it can cut between the workers and PostgreSQL or the Docker engine; and for the
+scale-out bench, simulated hosts: network namespaces and a CPU slice each."""
 from __future__ import annotations
 
 import fcntl
@@ -171,9 +172,10 @@ class Worker:
     """`celery worker` as an operator runs it (prefork, one child), in its own process group."""
 
     def __init__(self, env: dict[str, str], log: Path, name: str, queues: str = "cpu", beat: bool = False,
-                 netns: str | None = None):
+                 netns: str | None = None, cpu_slice: CpuSlice | None = None):
         self.env, self.log_path, self.name, self.queues, self.beat = env, log, name, queues, beat
         self.netns = netns
+        self.cpu_slice = cpu_slice
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -183,8 +185,10 @@ class Worker:
             argv += ["--beat", "--schedule", str(self.log_path.with_suffix(".beat"))]
         argv = self._in_namespace(argv)
         self.log = open(self.log_path, "a")
+        # Joined before exec, so that the worker and all it starts (pool, beat, sandboxes) are in the slice.
+        join = self.cpu_slice.join_this_process if self.cpu_slice else None
         process = self.process = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=self.log,
-                                                  stderr=subprocess.STDOUT, start_new_session=True)
+                                                  stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=join)
         wait_for(lambda: " ready." in self.log_path.read_text() or process.poll() is not None, 90,
                  f"worker {self.name} to start")
         assert process.poll() is None, self.log_path.read_text()[-3000:]
@@ -308,6 +312,123 @@ class VirtualHosts:
     def _ip(*args: str) -> None:
         done = subprocess.run(["ip", *args], capture_output=True, text=True)
         assert done.returncode == 0, f"ip {' '.join(args)}: {done.stderr}"
+
+
+class CpuSlice:
+    """A cgroup with a fixed CPU quota (``cpus`` cores' worth of every 100 ms period) for a
+    simulated host: its worker and everything the worker starts share that quota, as the
+    processes of a real host share its cores. The local sandbox nests each run's cgroup under
+    its worker's, so a run cannot leave the slice. cgroup v2 (``cpu.max``) where the cpu
+    controller is delegated to this process's cgroup, else v1 (``cpu.cfs_quota_us``, and
+    ``cpuacct`` beside it for the CPU used). Needs root.
+
+    A quota is a ceiling, not a reservation: on a busy machine the slice competes as one
+    scheduling entity among all the others. ``reserved`` also gives it a hundred times the
+    default weight, so that other load yields to it up to its quota, as a host's own cores
+    would."""
+
+    PERIOD_US = 100_000
+    RESERVED_WEIGHT = {1: 1024 * 100, 2: 10_000}  # cpu.shares (default 1024), cpu.weight (default 100, at most 10000)
+    V1_CPU = Path("/sys/fs/cgroup/cpu")
+    V1_CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+    V2 = Path("/sys/fs/cgroup")
+
+    def __init__(self, name: str, cpus: float, reserved: bool = False):
+        self.name, self.cpus, self.reserved = name, cpus, reserved
+        own = _own_cgroup_paths()
+        v2_parent = self.V2 / own.get("", "/").lstrip("/")
+        if self._has_v2_cpu(v2_parent):
+            self.version, self.dirs = 2, [v2_parent / name]
+        else:
+            self.version = 1
+            self.dirs = [self.V1_CPU / own.get("cpu", "/").lstrip("/") / name]
+            if self.V1_CPUACCT.is_dir() and self.V1_CPUACCT.resolve() != self.V1_CPU.resolve():
+                self.dirs.append(self.V1_CPUACCT / own.get("cpuacct", "/").lstrip("/") / name)
+
+    @staticmethod
+    def _has_v2_cpu(parent: Path) -> bool:
+        try:
+            return "cpu" in (parent / "cgroup.subtree_control").read_text().split()
+        except OSError:
+            return False
+
+    @classmethod
+    def available(cls) -> bool:
+        own = _own_cgroup_paths() if Path("/proc/self/cgroup").exists() else {}
+        return os.geteuid() == 0 and (
+            (cls.V1_CPU / "cpu.cfs_quota_us").exists()
+            or cls._has_v2_cpu(cls.V2 / own.get("", "/").lstrip("/")))
+
+    def __enter__(self) -> CpuSlice:
+        for folder in self.dirs:
+            folder.mkdir()
+        quota = int(self.cpus * self.PERIOD_US)
+        if self.version == 2:
+            (self.dirs[0] / "cpu.max").write_text(f"{quota} {self.PERIOD_US}")
+        else:
+            (self.dirs[0] / "cpu.cfs_period_us").write_text(str(self.PERIOD_US))
+            (self.dirs[0] / "cpu.cfs_quota_us").write_text(str(quota))
+        if self.reserved:
+            weight_file = "cpu.weight" if self.version == 2 else "cpu.shares"
+            (self.dirs[0] / weight_file).write_text(str(self.RESERVED_WEIGHT[self.version]))
+        return self
+
+    def join_this_process(self) -> None:
+        """Moves the calling process in (a ``preexec_fn``: the child, before it execs)."""
+        for folder in self.dirs:
+            (folder / "cgroup.procs").write_text(str(os.getpid()))
+
+    def usage(self) -> dict[str, float]:
+        """CPU-seconds used by the slice, and how often and how long its quota held it back."""
+        stat = dict(line.split() for line in (self.dirs[0] / "cpu.stat").read_text().splitlines() if line.strip())
+        if self.version == 2:
+            return {"cpu_s": int(stat["usage_usec"]) / 1e6, "periods": int(stat["nr_periods"]),
+                    "throttled_periods": int(stat["nr_throttled"]), "throttled_s": int(stat["throttled_usec"]) / 1e6}
+        used = int((self.dirs[-1] / "cpuacct.usage").read_text()) / 1e9 if len(self.dirs) > 1 else float("nan")
+        return {"cpu_s": used, "periods": int(stat["nr_periods"]),
+                "throttled_periods": int(stat["nr_throttled"]), "throttled_s": int(stat["throttled_time"]) / 1e9}
+
+    def __exit__(self, *exc: object) -> None:
+        """Whatever is left inside is killed, then the cgroups are removed."""
+        for _ in range(100):
+            groups = [g for folder in self.dirs if folder.exists() for g in (folder, *folder.rglob("*")) if g.is_dir()]
+            left = {int(pid) for group in groups for pid in _read_or_empty(group / "cgroup.procs").split()}
+            if not left:
+                break
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.05)
+        for folder in self.dirs:
+            for nested in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+                nested.rmdir()
+            for _ in range(50):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.05)  # the last killed tasks are still leaving
+
+
+def _read_or_empty(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:  # removed meanwhile (a sandbox's run cgroup, by its worker)
+        return ""
+
+
+def _own_cgroup_paths() -> dict[str, str]:
+    """Controller -> this process's cgroup path ('' for v2)."""
+    paths: dict[str, str] = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
 
 
 # Where DockerEngine keeps its images between runs (deploy/build.sh keeps its wheels beside it).

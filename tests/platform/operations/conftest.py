@@ -4,146 +4,18 @@ cheap exercises written here (one for CPU workers, one that needs a GPU)."""
 from __future__ import annotations
 
 import os
-import re
-import time
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from testbed.exercises import SOLUTION, tiny_content
-from testbed.processes import ROOT, Proxy, RedisServer, Worker, wait_for
+from testbed.site import GradingSite
 from tests.conftest import require
-
-# Small times so a test recovers in seconds; their order is what production keeps.
-SHORTENED_TIMES = {
-    "GRADING_MAX_S": "10",
-    "SUBMISSION_STALE_AFTER_S": "14",
-    "CELERY_VISIBILITY_TIMEOUT_S": "20",
-    "GRADING_SWEEP_EVERY_S": "3",
-    "GRADING_RETRY_BACKOFF_S": "1",
-    "GRADING_RETRY_BACKOFF_MAX_S": "4",
-    "GRADING_MAX_RETRIES": "12",
-    "GRADING_LEASE_S": "8",
-    "GRADING_HEARTBEAT_S": "2",
-}
 
 
 def slow_solution(seconds: float) -> str:
     """Right, after ``seconds`` of sleep at import: long enough to be caught in flight."""
     return f"import time\ntime.sleep({seconds})\n" + SOLUTION
-
-
-class GradingSite:
-    """Everything a fault test needs to run, break and check one grading deployment."""
-
-    def __init__(self, tmp_path: Path, database: dict, sandbox_backend: str, settings=None,
-                 shortened_times: bool = True):
-        self.tmp = tmp_path
-        self.redis = RedisServer(tmp_path)
-        self.redis.start()
-        self.db_proxy = Proxy((database["HOST"] or "127.0.0.1", int(database["PORT"] or 5432)))
-        self.db_url = (f"postgres://{database['USER']}:{database['PASSWORD'] or ''}@127.0.0.1:{self.db_proxy.port}"
-                       f"/{database['NAME']}")
-        self.env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "CELERY_"))},
-            "PYTHONPATH": str(ROOT / "platform"),
-            "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "DATABASE_URL": self.db_url,
-            "CELERY_BROKER_URL": self.redis.url,
-            "GRAPHDOJO_VAR_DIR": str(tmp_path / "var"),
-            "SANDBOX_BACKEND": sandbox_backend,
-            "SUBMISSIONS_IN_FLIGHT_MAX": "100",
-            "SUBMISSIONS_PER_MINUTE_MAX": "100",
-        }
-        if shortened_times:  # else the times production runs with (the settings' defaults)
-            self.env.update(SHORTENED_TIMES)
-        else:
-            self.env = {k: v for k, v in self.env.items() if k not in SHORTENED_TIMES}
-        self.workers: list[Worker] = []
-        self.settings = settings
-        if settings is not None:
-            self._point_this_process_at_the_site()
-
-    def serve_this_test(self, settings) -> None:
-        """A site shared by a module's tests: this test's submits and settings go to it."""
-        self.settings = settings
-        self._point_this_process_at_the_site()
-
-    def _point_this_process_at_the_site(self) -> None:
-        from config.celery import app
-
-        # The write and read URLs, since CELERY_BROKER_URL in the environment beats broker_url.
-        app.conf.broker_write_url = app.conf.broker_read_url = self.redis.url
-        _forget_connections(app)
-        for name in ("SUBMISSION_STALE_AFTER_S", "GRADING_SWEEP_EVERY_S", "SUBMISSIONS_IN_FLIGHT_MAX",
-                     "SUBMISSIONS_PER_MINUTE_MAX"):
-            if name in self.env:
-                setattr(self.settings, name, int(self.env[name]))
-
-    def worker(self, name: str, queues: str = "cpu", beat: bool = False, **env: str) -> Worker:
-        worker = Worker({**self.env, **env}, self.tmp / f"{name}.log", name, queues=queues, beat=beat)
-        worker.start()
-        self.workers.append(worker)
-        return worker
-
-    @property
-    def running_worker(self) -> Worker:
-        """The worker a shared site's test finds serving (the latest one started that lives)."""
-        return next(w for w in reversed(self.workers) if w.process and w.process.poll() is None)
-
-    def submit(self, user, slug: str = "tiny-answer", code: str = SOLUTION):
-        """What the submit view does: the service, its transaction and the publish on commit."""
-        from catalog.models import Exercise
-        from grading.services import submission_create
-
-        return submission_create(user=user, exercise=Exercise.objects.get(slug=slug), code=code)
-
-    def statuses(self, ids) -> dict[int, str]:
-        from grading.models import Submission
-
-        return dict(Submission.objects.filter(id__in=ids).values_list("id", "status"))
-
-    def wait_all_finished(self, ids, timeout: float) -> float:
-        """Seconds until every submission in ``ids`` has a stored outcome."""
-        started = time.monotonic()
-        wait_for(lambda: all(s in ("graded", "failed") for s in self.statuses(ids).values()), timeout,
-                 f"every submission to be graded; now {Counter(self.statuses(ids).values())}", interval=0.5)
-        return time.monotonic() - started
-
-    def stored_verdicts(self) -> Counter:
-        """How many times each submission's verdict was stored, from every worker's log."""
-        stored = Counter()
-        for log in self.tmp.glob("*.log"):
-            for match in re.finditer(r"submission (\d+): stored (?:graded|failed)", log.read_text()):
-                stored[int(match.group(1))] += 1
-        return stored
-
-    def assert_graded_once(self, ids, verdict: str = "ACCEPTED") -> None:
-        from grading.models import Submission
-
-        rows = {s.id: s for s in Submission.objects.filter(id__in=ids)}
-        assert {s.status for s in rows.values()} == {"graded"}, {
-            i: (s.status, s.verdict, s.result) for i, s in rows.items()}
-        assert {s.verdict for s in rows.values()} == {verdict}
-        stored = self.stored_verdicts()
-        assert all(stored[i] == 1 for i in ids), f"verdicts stored per submission: {dict(stored)}"
-
-    def close(self) -> None:
-        from config.celery import app
-
-        for worker in self.workers:
-            worker.stop()
-        app.conf.broker_write_url = app.conf.broker_read_url = None
-        _forget_connections(app)
-        self.db_proxy.close()
-        self.redis.stop()
-
-
-def _forget_connections(app) -> None:
-    """Drop pooled broker connections; app.close() keeps the producer pool's."""
-    app.close()
-    app.amqp._producer_pool = None
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from collections import Counter
 
 import pytest
 
-from testbed.processes import Proxy, RedisServer, VirtualHosts, Worker
-from tests.platform.operations.conftest import GradingSite
+from testbed.processes import VirtualHosts, Worker
+from testbed.site import GradingSite
 
 pytestmark = [pytest.mark.slow]
 # Enough that both hosts take a share and a double grading would show; throughput is
@@ -24,19 +24,8 @@ def test_workers_on_two_hosts_grade_every_submission_once(tiny_exercises, tmp_pa
     requires("PostgreSQL", database["ENGINE"].endswith("postgresql"), "set DATABASE_URL=postgres://…")
     requires("network namespaces", VirtualHosts.available(), "run as root with iproute2")
     with VirtualHosts(2) as hosts:
-        site = GradingSite(tmp_path, database, "local", settings)
         # The services, as the hosts see them: over the bridge, never their own loopback.
-        site.redis.stop()
-        site.redis = RedisServer(tmp_path, host=hosts.gateway)
-        site.redis.start()
-        site.db_proxy.close()
-        site.db_proxy = Proxy((database["HOST"] or "127.0.0.1", int(database["PORT"] or 5432)), host=hosts.gateway)
-        site.env.update(
-            CELERY_BROKER_URL=site.redis.url,
-            DATABASE_URL=f"postgres://{database['USER']}:{database['PASSWORD'] or ''}@{hosts.gateway}:"
-                         f"{site.db_proxy.port}/{database['NAME']}",
-        )
-        site._point_this_process_at_the_site()
+        site = GradingSite(tmp_path, database, "local", settings, host=hosts.gateway)
         try:
             for i, ns in enumerate(hosts.namespaces):
                 worker = Worker(site.env, tmp_path / f"host{i}.log", f"host{i}", beat=i == 0, netns=ns)
