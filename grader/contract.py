@@ -28,6 +28,7 @@ import json
 import os
 import string
 import sys
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any, TypedDict
@@ -855,8 +856,11 @@ def _strip_namespace(dropped: ModuleType) -> None:
     loaded module holds (its ``checkpoint``, its ``CheckpointFunction``) leaves that namespace."""
     own = dropped.__name__
     namespace = vars(dropped)
-    taken = {id(value) for other in list(sys.modules.values()) if other is not dropped
-             for value in list(getattr(other, "__dict__", {}).values()) if getattr(value, "__module__", None) == own}
+    with warnings.catch_warnings():  # asking a deprecated object its module warns, on the student's stderr
+        warnings.simplefilter("ignore")
+        taken = {id(value) for other in list(sys.modules.values()) if other is not dropped
+                 for value in list(getattr(other, "__dict__", {}).values())
+                 if getattr(value, "__module__", None) == own}
     for key, value in list(namespace.items()):
         if getattr(value, "__module__", None) == own and id(value) not in taken:
             del namespace[key]

@@ -56,6 +56,7 @@ from grader.harness.messages import Message
 from grader.harness.programs import (
     FILE_SIZE_LIMIT,
     OPERATOR_LOG,
+    STUDENT_DESCRIPTORS,
     Capture,
     Family,
     OutputLimitExceeded,
@@ -141,6 +142,9 @@ class Judge:
             resource.RLIMIT_DATA: memory,
             resource.RLIMIT_FSIZE: FILE_SIZE_LIMIT,  # files it writes; stdout and stderr are pipes, counted below
             resource.RLIMIT_CORE: 0,
+            # Few descriptors: with no socket and no pipe grown past 64 KiB (sandbox/zygote.py's
+            # filter), what the kernel buffers for the student stays within a few MB.
+            resource.RLIMIT_NOFILE: STUDENT_DESCRIPTORS,
         }
         family = Family.for_sandbox(trusted=lambda: {self.reference_process.pid})
         if self.isolated and not family.limit_processes(int(self.limits["pids"])):

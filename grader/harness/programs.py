@@ -46,6 +46,7 @@ from sandbox.zygote import Exit, LentCgroup, Zygote, lent_uid
 FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
 FALLBACK_TRUSTED_UID = 65533  # ...and a uid that is not the student's, for the reference
 FILE_SIZE_LIMIT = 16 * 2**20  # any file the student writes
+STUDENT_DESCRIPTORS = 512  # open at once by one student process (RLIMIT_NOFILE)
 FREEZE_TIMEOUT_S = 5.0
 RESTART_PAUSES_S = (0.25, 0.5, 1.0)  # between tries to start a fresh worker (see Program.restart)
 OPERATOR_LOG: list[str] = []  # judge tracebacks: for the operators, never shown to the student

@@ -196,7 +196,12 @@ results = {
     "shmget": errno_of(29, 0, 4096, 0o1600),
     "mq_open": errno_of(240, b"/q", 0o100, 0o600, 0),
     "getpid": errno_of(39),
+    "socket": errno_of(41, 1, 1, 0),                     # AF_UNIX, SOCK_STREAM
+    "socketpair": errno_of(53, 1, 1, 0, ctypes.byref((ctypes.c_int * 2)())),
 }
+read_end, write_end = os.pipe()
+results["pipe_grown"] = errno_of(72, write_end, 1031, 1 << 20)  # F_SETPIPE_SZ
+results["pipe_flags"] = errno_of(72, write_end, 3)                # F_GETFL
 pid = os.fork()  # clone without CLONE_NEW* flags stays allowed
 if pid == 0:
     os._exit(7)
@@ -220,7 +225,19 @@ def test_a_process_under_the_filter_is_denied_exactly_what_it_names(requires):
     eperm, enosys = 1, 38
     assert results == {"unshare_user": eperm, "keyctl": eperm, "clone3": enosys, "bpf": eperm, "mount": eperm,
                        "shmget": eperm, "mq_open": eperm,
-                       "getpid": 0, "fork": 7}
+                       "getpid": 0, "fork": 7, "socket": 0, "socketpair": 0, "pipe_grown": 0, "pipe_flags": 0}
+
+
+def test_a_confined_process_has_no_socket_and_no_grown_pipe(requires):
+    """Kernel buffers that gVisor's meminfo does not count stay small (red team round 5)."""
+    requires("x86_64, where the filter applies", filter_supported(), "run on x86_64")
+    done = subprocess.run([sys.executable, "-I", "-c", PROBE], input=filter_program(confined=True),
+                          capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr.decode()
+    results = json.loads(done.stdout)
+    eperm = 1
+    assert (results["socket"], results["socketpair"], results["pipe_grown"]) == (eperm, eperm, eperm), results
+    assert (results["pipe_flags"], results["getpid"], results["fork"], results["mount"]) == (0, 0, 7, eperm), results
 
 
 def test_every_denied_name_is_a_distinct_syscall_number():

@@ -11,15 +11,15 @@ the same gradients and the same random stream as running plainly) and hides what
 
 1. in the send buffers of unix socket pairs: in no process's memory and not in /tmp.
    Held on docker-runc and local (the kernel charges socket buffers to the memory cgroup);
-   WORKS on docker-runsc (gVisor's meminfo does not count them).
+   worked on docker-runsc (gVisor's meminfo does not count them); closed.
 2. in memfds never mapped, alone: the memory cgroup's charge sees them. Held everywhere (the
    control for 3).
 3. in memfds never mapped, with page cache given back to pay for them: the charge is lowered by
-   dropping (posix_fadvise) files a worker read before. WORKS on docker-runc and local.
+   dropping (posix_fadvise) files a worker read before. Worked on docker-runc and local; closed.
 4. no hiding at all: the plain block keeps every activation, and the student's worker, which
    is not frozen between the checks' calls, fills memfds while the judge measures the
-   REFERENCE, whose count (the whole sandbox's charge) then exceeds the student's. WORKS on
-   docker-runc, docker-runsc and local.
+   REFERENCE, whose count (the whole sandbox's charge) then exceeds the student's. Worked on
+   docker-runc, docker-runsc and local; closed.
 """
 from __future__ import annotations
 
@@ -102,21 +102,19 @@ def checkpoint(fn, *args):
         return fn(*args)
 '''
 
-SOCKETS_UNDER_GVISOR = (
-    "works on docker-runsc: the activations autograd saved (96 MB for the 24-block chain, threshold 48 MB) "
+SOCKETS_UNDER_GVISOR = (  # how it worked, and how it was closed
+    "worked on docker-runsc: the activations autograd saved (96 MB for the 24-block chain, threshold 48 MB) "
     "sit in unix socket send buffers, which gVisor's sentry holds in its own heap: in no task's resident "
     "memory, not in /tmp, and not in the MemTotal - MemFree of gVisor's /proc/meminfo that "
     "_sandbox_charged_bytes reads, so memory_held sees only the inputs. (runc and local hold: the kernel "
     "charges socket buffers to the memory cgroup.) Close: under gVisor, measure the container's memory "
     "from the host (its cgroup holds the sentry), or give the student's worker no sockets (the syscall "
-    "filter: socket/socketpair, which no exercise needs) and cap the buffers of the ones it inherits.")
+    "filter: socket/socketpair, which no exercise needs) and cap the buffers of the ones it inherits. "
+    "Closed so: a confined process has no socket and cannot grow a pipe (sandbox/zygote.py), and the "
+    "student opens at most STUDENT_DESCRIPTORS descriptors.")
 
 
-@pytest.mark.parametrize("backend", [
-    "docker-runc",
-    pytest.param("docker-runsc", marks=pytest.mark.xfail(strict=True, reason=SOCKETS_UNDER_GVISOR)),
-    "local",
-])
+@pytest.mark.parametrize("backend", ["docker-runc", "docker-runsc", "local"])
 def test_activations_parked_in_socket_buffers_are_counted_as_held(backend, requires):
     held_by_memory_measure(backend, requires, SAVED_IN_SOCKET_BUFFERS)
 
@@ -229,15 +227,16 @@ SAVED_IN_MEMFDS = (SAVED_IN_MEMFDS_PAID_WITH_PAGE_CACHE
                    .replace("            _charge_cache()\n", "            pass\n"))
 assert SAVED_IN_MEMFDS.count("pass  #") == 1 and SAVED_IN_MEMFDS.count("_charge_cache()") == 1
 
-PAGE_CACHE_GIVEN_BACK = (
-    "works on docker-runc and local: held_memory_bytes takes the larger of (RSS of the student's "
+PAGE_CACHE_GIVEN_BACK = (  # how it worked, and how it was closed
+    "worked on docker-runc and local: held_memory_bytes takes the larger of (RSS of the student's "
     "processes + /tmp growth) and (RSS at start + growth of the sandbox's memory cgroup usage). Saved "
     "activations in unmapped memfds escape the first; the second counts page cache, which the student "
     "lowers at will: a worker reads ~80 MB of files nobody maps (fadvise DONTNEED first, so the read is "
     "charged to this sandbox), the measured worker drops them at import (-110 MB charged), and the "
     "cgroup grows by the activations minus that. Close: leave the file-backed page cache out of the "
     "charge (usage minus memory.stat's active_file + inactive_file, which holds no shmem/memfd), or "
-    "add the sizes of the memfd and tmpfs files the student's processes hold open (/proc/<pid>/fd).")
+    "add the sizes of the memfd and tmpfs files the student's processes hold open (/proc/<pid>/fd). "
+    "Closed with the first: _sandbox_charged_bytes subtracts the file page cache.")
 
 
 @pytest.mark.parametrize("backend", ["docker-runc", "docker-runsc", "local"])
@@ -245,11 +244,7 @@ def test_activations_in_unmapped_memfds_are_counted_as_held(backend, requires):
     held_by_memory_measure(backend, requires, SAVED_IN_MEMFDS)
 
 
-@pytest.mark.parametrize("backend", [
-    pytest.param("docker-runc", marks=pytest.mark.xfail(strict=True, reason=PAGE_CACHE_GIVEN_BACK)),
-    "docker-runsc",
-    pytest.param("local", marks=pytest.mark.xfail(strict=True, reason=PAGE_CACHE_GIVEN_BACK)),
-])
+@pytest.mark.parametrize("backend", ["docker-runc", "docker-runsc", "local"])
 def test_page_cache_given_back_does_not_pay_for_activations_held(backend, requires):
     held_by_memory_measure(backend, requires, SAVED_IN_MEMFDS_PAID_WITH_PAGE_CACHE)
 
@@ -307,8 +302,8 @@ def checkpoint(fn, *args):
     return out
 '''
 
-REFERENCE_MEASURED_WHILE_THE_STUDENT_RUNS = (
-    "works on docker-runc, docker-runsc and local: the student's checkpoint is the plain block, "
+REFERENCE_MEASURED_WHILE_THE_STUDENT_RUNS = (  # how it worked, and how it was closed
+    "worked on docker-runc, docker-runsc and local: the student's checkpoint is the plain block, "
     "which keeps every activation (96 MB over a 48 MB threshold), but the check compares it with the "
     "reference's memory_held, and while the reference is measured the student's worker is alive and not "
     "frozen; held_memory_bytes' second bound is the growth of the WHOLE sandbox's charge (memory cgroup or "
@@ -316,12 +311,11 @@ REFERENCE_MEASURED_WHILE_THE_STUDENT_RUNS = (
     "listing under gVisor: the reference's fresh worker), then writes 320 MB into memfds: want_held is "
     "inflated past the student's. "
     "Close: freeze the student's family while the reference runs (as perf windows do), and/or count the "
-    "charge of the measured program's own cgroup (the lent cgroup) rather than the whole sandbox's.")
+    "charge of the measured program's own cgroup (the lent cgroup) rather than the whole sandbox's. "
+    "Closed with the first: memory_held stops the student's processes while the reference is measured "
+    "(Program.others_stopped).")
 
 
-@pytest.mark.parametrize("backend", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=REFERENCE_MEASURED_WHILE_THE_STUDENT_RUNS))
-    for name in ("docker-runc", "docker-runsc", "local")
-])
+@pytest.mark.parametrize("backend", ["docker-runc", "docker-runsc", "local"])
 def test_the_reference_is_not_measured_while_the_student_runs(backend, requires):
     held_by_memory_measure(backend, requires, INFLATES_THE_REFERENCES_MEASURE)

@@ -47,4 +47,6 @@ def test_what_a_call_keeps_is_counted_in_a_fresh_worker_whatever_it_gave_back(st
     run_in(student, keep, 1)  # a worker that kept more before the next measure: fresh again there
     large, _ = memory_held(student, keep, 96)
     assert answer == "kept"
-    assert 90 * MB <= large - small <= 100 * MB, (small, large)
+    # 96 MB kept, the 64 MB given back neither subtracted nor counted again; the allocator's own
+    # bookkeeping varies with the machine (115 MB seen once under load), so the bound is loose.
+    assert 90 * MB <= large - small < (96 + 64) * MB, (small, large)
