@@ -1,5 +1,6 @@
 """python manage.py validate_content: proves content in the sandbox; exit 1 on any failure."""
 import json
+import shutil
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -76,16 +77,48 @@ def test_a_gpu_exercise_is_listed_as_skipped_with_its_reason(tmp_path, docker):
     assert code == 0 and "SKIP  tiny-adder: needs a GPU" in out
 
 
-def test_the_quiz_banks_are_validated_with_all_content(tmp_path, docker):
+# One small bank, one sandbox run: the real banks are proven on Docker by CI's content check
+# (tests/e2e/test_content_validates.py); here, that the command finds the banks of the
+# content it is given and runs their snippets, a right stored output passing and a wrong
+# one failing it.
+QUESTION = """
+[[question]]
+id = "ID"
+type = "code_output"
+difficulty = "easy"
+topic = "autograd"
+frameworks = ["pytorch"]
+text.en = "What does this print?"
+text.zh-hans = "这段代码打印什么？"
+code = '''
+print(6 * 7)
+'''
+answer = "ANSWER"
+explanation.en = "Six times seven."
+explanation.zh-hans = "六乘以七。"
+reference = "https://docs.python.org/3/library/functions.html#print"
+"""
+BANK = """
+[bank]
+id = "tiny"
+title.en = "Tiny"
+title.zh-hans = "小题库"
+description.en = "A bank for tests."
+description.zh-hans = "测试用题库。"
+""" + QUESTION.replace("ID", "right-output").replace("ANSWER", "42") + QUESTION.replace(
+    "ID", "wrong-output").replace("ANSWER", "41")
+
+
+def test_the_quiz_banks_of_the_content_are_validated_with_their_snippets_run(tmp_path, docker):
     from django.conf import settings as django_settings
 
     root = content(tmp_path)
-    quizzes = django_settings.CONTENT_DIR / "quizzes"
-    if quizzes.is_dir():
-        import shutil
-
-        shutil.copytree(quizzes, root / "quizzes")
-    code, out = run("--content-dir", str(root), "--backend", "docker", "--pool", "0", "--json")
+    (root / "quizzes").mkdir()
+    shutil.copy(django_settings.CONTENT_DIR / "quizzes" / "topics.toml", root / "quizzes")
+    (root / "quizzes" / "tiny.toml").write_text(BANK, encoding="utf-8")
+    code, out = run("--content-dir", str(root), "--backend", "docker", "--pool", "0", "--no-lessons", "--json")
     report = json.loads(out)
-    assert report["quizzes"] is not None
-    assert code == (0 if report["ok"] else 1)
+    assert code == 1 and report["quizzes"]["quizzes/tiny.toml"] == [
+        "quizzes/tiny.toml: question \"wrong-output\": the snippet prints '42', but the stored answer is '41'"
+    ], report["quizzes"]
+    assert all(exercise["ok"] for exercise in report["exercises"])  # the bank alone failed the content

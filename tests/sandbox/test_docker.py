@@ -26,6 +26,7 @@ from sandbox.docker import (
     remove_orphans,
 )
 from sandbox.protocol import outcome_from_report
+from tests.conftest import require
 from tests.sandbox.backends import HOW_DOCKER, SMALL, backend_sandbox, docker_runtime_available
 
 POOL_LIMITS = dataclasses.replace(SMALL, memory_mb=768, cpu_s=10.0, wall_s=15.0)
@@ -195,13 +196,21 @@ def test_the_janitor_removes_a_stopped_pooled_container_at_once(docker_sandbox):
             pass
 
 
-@pytest.fixture
-def pooled(requires):
-    requires("Docker engine with the sandbox image", docker_runtime_available("runc"), HOW_DOCKER)
+@pytest.fixture(scope="module")
+def warm_pool():
+    """One pool of two warm containers for the module's pool tests: filling it (two containers
+    importing torch) is most of what each of them cost."""
+    require("Docker engine with the sandbox image", docker_runtime_available("runc"), HOW_DOCKER)
     sandbox = get_sandbox("docker", pool_size=2, pool_limits=POOL_LIMITS)
-    assert sandbox.pool.wait_ready(), "the warm pool never filled"
     yield sandbox
     sandbox.close()
+
+
+@pytest.fixture
+def pooled(warm_pool):
+    """The module's pool, full again before each test (the one before took from it or killed it)."""
+    assert warm_pool.pool.wait_ready(), "the warm pool never filled"
+    return warm_pool
 
 
 def test_warm_pool_runs_torch_without_paying_its_import(pooled):

@@ -167,3 +167,6 @@ def test_interview_plans_are_fixed_by_the_seed(tmp_path):
 def test_the_real_banks_and_templates_validate_without_the_sandbox():
     problems = validate_all(ROOT / "exercises", sandbox=None)
     assert problems and not any(problems.values()), {k: v for k, v in problems.items() if v}
+    content = load_content(ROOT / "exercises")
+    assert len(content.questions) >= 80
+    assert len(content.templates) >= 2

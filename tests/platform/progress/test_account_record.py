@@ -5,6 +5,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from catalog.services import content_sync
 from lessons.models import Lesson, LessonProgress
 from lessons.services import lessons_sync
 from quizzes.models import Bank, QuizAttempt
@@ -14,6 +15,7 @@ from quizzes.services import quiz_content_sync
 @pytest.fixture
 def everything(exercise, content_dir, settings):
     settings.CONTENT_DIR = content_dir
+    assert not content_sync(content_dir).errors  # every exercise, not only the thin path's
     assert not quiz_content_sync(content_dir).errors
     assert not lessons_sync(content_dir).errors
     return exercise
