@@ -29,6 +29,14 @@ Standard library only: this file travels into every sandbox with the bootstrap
 (``sandbox.protocol.BOOTSTRAP_SOURCE`` installs it as ``sandbox.zygote``), and the judge, a fork
 of that bootstrap, uses the client half from there.
 
+Where the sandbox's root holds CAP_SYS_ADMIN (``own_pid_namespaces``; no backend gives it
+today: meant for gVisor, whose /proc lets any uid read every process's environ, maps and fd
+list, but gradings there still end with the judge killed, issue 21) the bootstrap asks it to
+start each confined worker as PID 1 of a PID namespace of its own, with a /proc of that
+namespace mounted in a mount namespace of its own, before the uid is dropped: the worker and
+everything it starts never see a trusted process to name. The judge still sees and signals
+them by their pids here.
+
 The protocol, one JSON datagram per message on a SOCK_SEQPACKET pair:
 
     {"op": "hello"}                                    -> {"pid": zygote's pid}
@@ -73,6 +81,11 @@ _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
+CAP_SYS_ADMIN = 21
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWPID = 0x20000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 _SECCOMP_MODE_FILTER = 2
 _HIGH_FD = 100  # where received descriptors wait while 0, 1, 2... are being installed
 _REAP_EVERY_S = 0.05
@@ -101,10 +114,96 @@ def _prctl(option: int, value: int) -> None:
         raise OSError(error, os.strerror(error))
 
 
+def _libc_call(result: int, what: str) -> None:
+    if result != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+
+
+# -- a PID namespace per confined family ----------------------------------------------------
+
+
+def holds_capability(number: int) -> bool:
+    """Whether this process has capability ``number`` in its effective set."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) >> number & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def own_pid_namespaces() -> bool:
+    """Whether this sandbox gives each confined family a PID namespace of its own: where its
+    root holds CAP_SYS_ADMIN to make one (gVisor's, which is its sentry's alone), as PID 1 of
+    the sandbox. Nowhere else: outside a sandbox there is no trusted side to hide."""
+    return os.getpid() == 1 and holds_capability(CAP_SYS_ADMIN)
+
+
+def fork_in_own_pid_namespace() -> int:
+    """``os.fork()``, but the child is PID 1 of a new PID namespace (the caller's stays as it was
+    for its next children). The child must call ``mount_own_proc`` before it runs anything else."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    # Linux lets unshare(CLONE_NEWPID) make one namespace only, until setns brings the children's
+    # back to ours. gVisor (release 20221219) unshares again all the same, has no setns for it,
+    # and shows no /proc/self/ns/pid once a process has unshared one.
+    try:
+        ours = os.open("/proc/self/ns/pid", os.O_RDONLY)
+    except FileNotFoundError:
+        ours = -1
+    try:
+        _libc_call(libc.unshare(_CLONE_NEWPID), "cannot make a PID namespace")
+        pid = os.fork()
+        if pid and ours >= 0 and libc.setns(ours, _CLONE_NEWPID) != 0 and ctypes.get_errno() != 95:  # EOPNOTSUPP
+            _libc_call(-1, "cannot return to the zygote's PID namespace")
+        return pid
+    finally:
+        if ours >= 0:
+            os.close(ours)
+
+
+def mount_own_proc() -> None:
+    """In a child of ``fork_in_own_pid_namespace``, while it is still root: a mount namespace of
+    its own, where /proc shows its PID namespace alone (no trusted process is there to name)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    _libc_call(libc.unshare(_CLONE_NEWNS), "cannot make a mount namespace")
+    # Private first, so that the new /proc never propagates back to the trusted side's mounts.
+    # gVisor (release 20221219) knows no propagation at all, every mount private, and answers EINVAL.
+    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0 and ctypes.get_errno() != 22:
+        _libc_call(-1, "cannot make the mounts private")
+    _libc_call(libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None),
+               "cannot mount the namespace's /proc")
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capability(number: int) -> None:
+    """Give up capability ``number`` for good (effective, permitted, inheritable): with
+    no_new_privs, which every sandbox sets, not even an exec as root gets it back."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _libc_call(libc.capget(ctypes.byref(header), data), "capget")
+    word, bit = divmod(number, 32)
+    keep = ~(1 << bit) & 0xFFFFFFFF
+    data[word].effective &= keep
+    data[word].permitted &= keep
+    data[word].inheritable &= keep
+    _libc_call(libc.capset(ctypes.byref(header), data), "capset")
+
+
 # -- the server: runs in the zygote ------------------------------------------------------
 
 
-def serve(sock: socket.socket) -> None:
+def serve(sock: socket.socket, pid_namespaces: bool = False) -> None:
     """Answer the judge until it closes its end; then kill the workers and exit."""
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_initialized():
@@ -113,7 +212,7 @@ def serve(sock: socket.socket) -> None:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # a worker's orphans come back here to be reaped
     except OSError:
         pass
-    server = _Server(sock)
+    server = _Server(sock, pid_namespaces)
     while True:
         server.reap()
         if not select.select([sock], [], [], _REAP_EVERY_S)[0]:
@@ -137,8 +236,9 @@ def serve(sock: socket.socket) -> None:
 
 
 class _Server:
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, pid_namespaces: bool = False) -> None:
         self.sock = sock
+        self.pid_namespaces = pid_namespaces  # each confined worker in one of its own
         self.workers: set[int] = set()
         self.exits: dict[int, Exit] = {}
 
@@ -160,11 +260,18 @@ class _Server:
         uid = request.get("uid")
         home = make_home(None if uid is None else int(uid), str(request.get("family") or "worker"))
         report_read, report_write = os.pipe()
-        pid = os.fork()
+        own_namespace = self.pid_namespaces and uid is not None
+        try:
+            pid = fork_in_own_pid_namespace() if own_namespace else os.fork()
+        except OSError as error:
+            os.close(report_read)
+            os.close(report_write)
+            _close_home(home)
+            return {"errno": error.errno or 1, "error": str(error)[:500]}
         if pid == 0:  # the worker-to-be
             self.sock.detach()  # its descriptor is closed below; the object must never close a reused number
             os.close(report_read)
-            _become_worker(request, home, fds, report_write)
+            _become_worker(request, home, fds, report_write, own_proc=own_namespace)
             run_python(list(request["argv"]), isolated=True)
         os.close(report_write)
         chunks = []
@@ -224,12 +331,13 @@ def _close(fd: int) -> None:
         pass
 
 
-def _become_worker(request: dict[str, Any], home: str, fds: Sequence[int], report_fd: int) -> None:
+def _become_worker(request: dict[str, Any], home: str, fds: Sequence[int], report_fd: int,
+                   own_proc: bool = False) -> None:
     """In the forked child: make it the process ``request`` asks for, as an exec would have,
     and close ``report_fd``; or write there why it could not, and exit."""
     report = fcntl.fcntl(report_fd, fcntl.F_DUPFD, _HIGH_FD + MAX_FDS)
     try:
-        _set_up(request, home, fds, report)
+        _set_up(request, home, fds, report, own_proc)
     except BaseException as error:  # noqa: B036 - whatever stopped the set-up is reported
         number = error.errno if isinstance(error, OSError) and error.errno else 1
         try:
@@ -239,11 +347,13 @@ def _become_worker(request: dict[str, Any], home: str, fds: Sequence[int], repor
     os.close(report)  # end of file for the zygote: started
 
 
-def _set_up(request: dict[str, Any], home: str, fds: Sequence[int], report: int) -> None:
+def _set_up(request: dict[str, Any], home: str, fds: Sequence[int], report: int, own_proc: bool = False) -> None:
     """Order matters: everything that needs root (the cgroups, the OOM score, raising a
     limit) happens before the uid is dropped, and nothing of the grading is imported
     until the very end."""
     os.setsid()
+    if own_proc:  # first: nothing of the worker runs while a trusted pid is in sight
+        mount_own_proc()
     # Descriptors: the received ones become 0, 1, 2, 3...; everything else but the report
     # pipe is closed, the socket to this zygote first of all.
     moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, _HIGH_FD) for fd in fds]
@@ -273,7 +383,9 @@ def _set_up(request: dict[str, Any], home: str, fds: Sequence[int], report: int)
     _reseed(request["env"].get("OMP_NUM_THREADS", ""))  # while the installation is surely readable
     uid = request.get("uid")
     if uid is not None:
-        confine(int(uid))
+        confine(int(uid))  # a uid other than 0 holds no capability at all
+    elif holds_capability(CAP_SYS_ADMIN):
+        drop_capability(CAP_SYS_ADMIN)  # the zygote's alone, to make namespaces
     os.chdir(home)  # as its owner: root here holds no CAP_DAC_OVERRIDE to enter another uid's 0700 folder
     _prctl(_PR_SET_DUMPABLE, 1)  # as after an exec: the worker may read its own /proc files
     os.environ.clear()
@@ -624,14 +736,15 @@ def run_python(tail: list[str], isolated: bool = False) -> None:
 # -- starting one -------------------------------------------------------------------------
 
 
-def fork_zygote() -> socket.socket:
-    """Fork a zygote from this (clean, preloaded) process; returns the judge's end of the socket."""
+def fork_zygote(pid_namespaces: bool = False) -> socket.socket:
+    """Fork a zygote from this (clean, preloaded) process; returns the judge's end of the socket.
+    With ``pid_namespaces`` it starts each confined worker in a PID namespace of its own."""
     judge_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
     if pid == 0:
         judge_end.close()
         try:
-            serve(zygote_end)
+            serve(zygote_end, pid_namespaces)
         finally:
             os._exit(0)
     zygote_end.close()

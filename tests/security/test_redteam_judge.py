@@ -259,10 +259,10 @@ def test_the_trusted_processes_proc_files_are_not_the_students_to_read(tmp_path,
             "(release 20221219 here) mounts a new proc with -o hidepid=2 or hidepid=invisible and "
             "ignores the option (a nobody process still reads root's /proc/1/environ there), refuses "
             "a remount of /proc, and has no flag for it (google/gvisor#185, hidepid support, is open). "
-            "What would close it is a PID namespace per student family: the zygote unsharing "
-            "CLONE_NEWPID|CLONE_NEWNS for the student's worker and mounting a /proc of its own, so "
-            "no trusted pid is there to name; it changes how the judge finds, freezes and times "
-            "the student's processes on every backend, beyond a contained change.")))
+            "What would close it is a PID namespace per student family: the zygote can start each "
+            "confined worker as PID 1 of one with a /proc of its own (zygote.py, own_pid_namespaces), "
+            "but that needs CAP_SYS_ADMIN for the bootstrap and zygote under runsc, and with it every "
+            "grading there ends with the judge killed by SIGKILL (issue 21's note), so it stays off.")))
     verdict = probed(tmp_path, sandbox)
     assert "PEEKED []" in verdict.stdout, verdict.stdout
 
