@@ -65,6 +65,7 @@ from sandbox.framing import (
 )
 from sandbox.zygote import (
     CAP_SYS_ADMIN,
+    ROOTS,
     confine,
     drop_capability,
     fork_in_own_pid_namespace,
@@ -273,7 +274,7 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.s
     try:
         os.setsid()
         if own_namespace:
-            mount_own_proc()
+            mount_own_proc(os.path.join(ROOTS, "program"))
         elif namespaces:
             drop_capability(CAP_SYS_ADMIN)  # the judge: only the bootstrap and the zygote make namespaces
         devnull = os.open(os.devnull, os.O_RDONLY)

@@ -52,6 +52,7 @@ The protocol, one JSON datagram per message on a SOCK_SEQPACKET pair:
 from __future__ import annotations
 
 import ctypes
+import errno
 import fcntl
 import io
 import json
@@ -85,7 +86,8 @@ CAP_SYS_ADMIN = 21
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWPID = 0x20000000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = (
+    0x1, 0x2, 0x4, 0x8, 0x20, 0x1000, 0x4000, 0x40000)
 _SECCOMP_MODE_FILTER = 2
 _HIGH_FD = 100  # where received descriptors wait while 0, 1, 2... are being installed
 _REAP_EVERY_S = 0.05
@@ -164,17 +166,100 @@ def fork_in_own_pid_namespace() -> int:
             os.close(ours)
 
 
-def mount_own_proc() -> None:
-    """In a child of ``fork_in_own_pid_namespace``, while it is still root: a mount namespace of
-    its own, where /proc shows its PID namespace alone (no trusted process is there to name)."""
+# Where each family's root is made (``mount_own_proc``): root's alone to enter, under /tmp.
+ROOTS = "/tmp/.roots"
+
+
+def mount_own_proc(root: str) -> None:
+    """In a child of ``fork_in_own_pid_namespace``, while it is still root: a /proc that shows its
+    PID namespace alone (no trusted process is there to name), in a root of its own at ``root``
+    (a new folder in ``ROOTS``) that it is chrooted into.
+
+    Why a root and not just a new /proc over the old one: gVisor (release 20221219) accepts
+    unshare(CLONE_NEWNS) but keeps one mount table for the whole sandbox, so a proc mounted on
+    /proc would replace the trusted side's too. So the root is a tmpfs holding the same folders
+    as /, bound from there (the same files, read-only where they were), with the new proc in
+    it; its mounts stay under ``root`` wherever they land. It also refuses recursive binds, so
+    the mounts below each folder (/dev/mqueue, /sys/fs/cgroup...) are bound one by one."""
     libc = ctypes.CDLL(None, use_errno=True)
     _libc_call(libc.unshare(_CLONE_NEWNS), "cannot make a mount namespace")
-    # Private first, so that the new /proc never propagates back to the trusted side's mounts.
-    # gVisor (release 20221219) knows no propagation at all, every mount private, and answers EINVAL.
+    # Private first, so that nothing mounted here propagates back to the trusted side (Linux).
+    # gVisor knows no propagation at all and answers EINVAL.
     if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0 and ctypes.get_errno() != 22:
         _libc_call(-1, "cannot make the mounts private")
-    _libc_call(libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None),
+    mounts = _mounts()
+    below = [point for point, _ in mounts if "/" + point.split("/")[1] != point and not _under(point, "/proc")]
+    os.makedirs(ROOTS, 0o700, exist_ok=True)
+    os.mkdir(root, 0o700)
+    _libc_call(libc.mount(b"tmpfs", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=64k"),
+               "cannot mount the new root")
+    whole = True
+    for entry in sorted(os.listdir("/")):
+        source, target = "/" + entry, root + "/" + entry
+        if os.path.islink(source):
+            os.symlink(os.readlink(source), target)
+        elif entry == "proc":
+            os.mkdir(target, 0o555)
+        elif os.path.isdir(source) and not _under(root, source):
+            os.mkdir(target, 0o755)
+            whole = _bind(libc, source, target, mounts) and whole
+        elif os.path.isdir(source):  # the folder the new root is in: a tmpfs, and root's alone to enter
+            os.mkdir(target, 0o755)
+            _libc_call(libc.mount(source.encode(), target.encode(), None, _MS_BIND, None), f"cannot bind {source}")
+    for point in [] if whole else below:  # in the order they were mounted: a parent before what is on it
+        if os.path.isdir(point) and not _under(point, ROOTS):  # never another family's root
+            _bind(libc, point, root + point, mounts)
+    _libc_call(libc.mount(b"proc", f"{root}/proc".encode(), b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None),
                "cannot mount the namespace's /proc")
+    os.chroot(root)
+    os.chdir("/")
+
+
+def _bind(libc: ctypes.CDLL, source: str, target: str, mounts: list[tuple[str, bool]]) -> bool:
+    """Bind ``source`` at ``target``, read-only where ``source`` is; whether what is mounted
+    below came along (Linux binds recursively; gVisor refuses, and the caller binds those)."""
+    whole: bool = libc.mount(source.encode(), target.encode(), None, _MS_BIND | _MS_REC, None) == 0
+    if not whole:
+        _libc_call(libc.mount(source.encode(), target.encode(), None, _MS_BIND, None), f"cannot bind {source}")
+    if _read_only(source, mounts) and libc.mount(None, target.encode(), None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY,
+                                                 None) != 0:
+        _still_read_only(target)  # gVisor refuses the remount: a bind of a read-only file system is one
+    return whole
+
+
+def _still_read_only(folder: str) -> None:
+    """Raise unless writing a new file in ``folder`` fails with EROFS."""
+    probe = os.path.join(folder, ".graphdojo-write-probe")
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as error:
+        if error.errno == errno.EROFS:
+            return
+        raise OSError(error.errno, f"cannot tell whether {folder} is read-only: {error.strerror}") from None
+    os.unlink(probe)
+    raise OSError(errno.EROFS, f"{folder} is writable in the new root, and read-only outside it")
+
+
+def _mounts() -> list[tuple[str, bool]]:
+    """Every mount point in this mount namespace, in the order they were mounted, and whether
+    it is read-only."""
+    with open("/proc/self/mounts") as table:
+        fields = [line.split() for line in table if line.strip()]
+    return [(f[1].encode().decode("unicode_escape"), "ro" in f[3].split(",")) for f in fields if len(f) > 3]
+
+
+def _read_only(path: str, mounts: list[tuple[str, bool]]) -> bool:
+    """Whether the mount ``path`` is on (the last one mounted at the deepest point above it) is read-only."""
+    found = False
+    depth = -1
+    for point, read_only in mounts:
+        if _under(path, point) and len(point) >= depth:
+            found, depth = read_only, len(point)
+    return found
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 class _CapHeader(ctypes.Structure):
@@ -241,6 +326,7 @@ class _Server:
         self.pid_namespaces = pid_namespaces  # each confined worker in one of its own
         self.workers: set[int] = set()
         self.exits: dict[int, Exit] = {}
+        self.roots: dict[int, str] = {}  # a worker's own root (family_root), removed once it ended
 
     def handle(self, request: dict[str, Any], fds: list[int]) -> dict[str, Any]:
         op = request.get("op")
@@ -278,6 +364,8 @@ class _Server:
         while chunk := os.read(report_read, 4096):
             chunks.append(chunk)
         os.close(report_read)
+        if own_namespace:
+            self.roots[pid] = family_root(home)
         if chunks:  # the set-up failed: the child has exited (reap() collects it)
             failure: dict[str, Any] = json.loads(b"".join(chunks))
             _close_home(home)
@@ -296,6 +384,8 @@ class _Server:
             if pid in self.workers:  # an orphan of a worker is reaped and forgotten
                 self.workers.discard(pid)
                 self.exits[pid] = Exit(status, usage.ru_utime, usage.ru_stime, usage.ru_maxrss)
+            if pid in self.roots:  # its mount namespace is gone with it (Linux; under gVisor it stays mounted)
+                _close_home(self.roots.pop(pid))
 
     def wait(self, pid: int, timeout: float) -> Exit | None:
         deadline = time.monotonic() + timeout
@@ -315,6 +405,11 @@ class _Server:
                 except (ProcessLookupError, PermissionError):
                     pass
             self.wait(pid, 1.0)
+
+
+def family_root(home: str) -> str:
+    """Where the root of the family whose home is ``home`` is made."""
+    return os.path.join(ROOTS, os.path.basename(home))
 
 
 def _close_home(home: str) -> None:
@@ -353,7 +448,7 @@ def _set_up(request: dict[str, Any], home: str, fds: Sequence[int], report: int,
     until the very end."""
     os.setsid()
     if own_proc:  # first: nothing of the worker runs while a trusted pid is in sight
-        mount_own_proc()
+        mount_own_proc(family_root(home))
     # Descriptors: the received ones become 0, 1, 2, 3...; everything else but the report
     # pipe is closed, the socket to this zygote first of all.
     moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, _HIGH_FD) for fd in fds]
