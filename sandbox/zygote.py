@@ -29,13 +29,14 @@ Standard library only: this file travels into every sandbox with the bootstrap
 (``sandbox.protocol.BOOTSTRAP_SOURCE`` installs it as ``sandbox.zygote``), and the judge, a fork
 of that bootstrap, uses the client half from there.
 
-Where the sandbox's root holds CAP_SYS_ADMIN (``own_pid_namespaces``; no backend gives it
-today: meant for gVisor, whose /proc lets any uid read every process's environ, maps and fd
-list, but gradings there still end with the judge killed, issue 21) the bootstrap asks it to
-start each confined worker as PID 1 of a PID namespace of its own, with a /proc of that
-namespace mounted in a mount namespace of its own, before the uid is dropped: the worker and
-everything it starts never see a trusted process to name. The judge still sees and signals
-them by their pids here.
+Under gVisor, whose /proc lets any uid read every process's environ and maps and list its
+descriptors (and ignores hidepid), the sandbox's root holds CAP_SYS_ADMIN and CAP_SYS_CHROOT
+(docker.py; ``own_pid_namespaces``): there the zygote starts each confined worker as PID 1 of a
+PID namespace of its own, chrooted into a root of its own whose /proc shows that namespace
+alone (``mount_own_proc``), before the uid is dropped; the bootstrap does the same for an
+untrusted program. The worker and everything it starts never see a trusted process to name;
+the judge still sees, signals and times them by their pids here. Under runc and bubblewrap
+Linux refuses those reads already, and no namespace is made.
 
 The protocol, one JSON datagram per message on a SOCK_SEQPACKET pair:
 
@@ -82,7 +83,10 @@ _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
+CAP_SYS_CHROOT = 18
 CAP_SYS_ADMIN = 21
+# What the bootstrap and the zygote alone hold where they make namespaces, and all others drop.
+NAMESPACE_CAPABILITIES = (CAP_SYS_ADMIN, CAP_SYS_CHROOT)
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWPID = 0x20000000
@@ -138,10 +142,11 @@ def holds_capability(number: int) -> bool:
 
 
 def own_pid_namespaces() -> bool:
-    """Whether this sandbox gives each confined family a PID namespace of its own: where its
-    root holds CAP_SYS_ADMIN to make one (gVisor's, which is its sentry's alone), as PID 1 of
-    the sandbox. Nowhere else: outside a sandbox there is no trusted side to hide."""
-    return os.getpid() == 1 and holds_capability(CAP_SYS_ADMIN)
+    """Whether this sandbox gives each confined family a PID namespace and a root of its own:
+    where its root holds CAP_SYS_ADMIN and CAP_SYS_CHROOT to make them (gVisor's, which are its
+    sentry's alone), as PID 1 of the sandbox. Nowhere else: outside a sandbox there is no
+    trusted side to hide."""
+    return os.getpid() == 1 and all(holds_capability(number) for number in NAMESPACE_CAPABILITIES)
 
 
 def fork_in_own_pid_namespace() -> int:
@@ -270,18 +275,19 @@ class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
-def drop_capability(number: int) -> None:
-    """Give up capability ``number`` for good (effective, permitted, inheritable): with
-    no_new_privs, which every sandbox sets, not even an exec as root gets it back."""
+def drop_capabilities(numbers: Iterable[int]) -> None:
+    """Give up capabilities ``numbers`` for good (effective, permitted, inheritable): with
+    no_new_privs, which every sandbox sets, not even an exec as root gets them back."""
     libc = ctypes.CDLL(None, use_errno=True)
     header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
     data = (_CapData * 2)()
     _libc_call(libc.capget(ctypes.byref(header), data), "capget")
-    word, bit = divmod(number, 32)
-    keep = ~(1 << bit) & 0xFFFFFFFF
-    data[word].effective &= keep
-    data[word].permitted &= keep
-    data[word].inheritable &= keep
+    for number in numbers:
+        word, bit = divmod(number, 32)
+        keep = ~(1 << bit) & 0xFFFFFFFF
+        data[word].effective &= keep
+        data[word].permitted &= keep
+        data[word].inheritable &= keep
     _libc_call(libc.capset(ctypes.byref(header), data), "capset")
 
 
@@ -479,8 +485,8 @@ def _set_up(request: dict[str, Any], home: str, fds: Sequence[int], report: int,
     uid = request.get("uid")
     if uid is not None:
         confine(int(uid))  # a uid other than 0 holds no capability at all
-    elif holds_capability(CAP_SYS_ADMIN):
-        drop_capability(CAP_SYS_ADMIN)  # the zygote's alone, to make namespaces
+    elif any(holds_capability(number) for number in NAMESPACE_CAPABILITIES):
+        drop_capabilities(NAMESPACE_CAPABILITIES)  # the zygote's alone, to make namespaces
     os.chdir(home)  # as its owner: root here holds no CAP_DAC_OVERRIDE to enter another uid's 0700 folder
     _prctl(_PR_SET_DUMPABLE, 1)  # as after an exec: the worker may read its own /proc files
     os.environ.clear()
