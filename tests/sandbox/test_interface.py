@@ -103,8 +103,8 @@ for entry in filter(str.isdigit, os.listdir("/proc")):
     others.append(entry)
     for name in ("environ", "maps"):
         try:
-            open(f"/proc/{entry}/{name}", "rb").read()
-            read.append(f"{entry}/{name}")
+            if open(f"/proc/{entry}/{name}", "rb").read():  # empty: the zygote exiting, its memory gone
+                read.append(f"{entry}/{name}")
         except OSError:
             pass
     try:
