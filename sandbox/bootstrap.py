@@ -64,11 +64,17 @@ from sandbox.framing import (
     read_job,
 )
 from sandbox.zygote import (
+    NAMESPACE_CAPABILITIES,
+    ROOTS,
     confine,
+    drop_capabilities,
+    fork_in_own_pid_namespace,
     fork_zygote,
     home_env,
     lent_uid,
     make_home,
+    mount_own_proc,
+    own_pid_namespaces,
     python_tail,
     run_python,
 )
@@ -254,7 +260,11 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.s
     secret_r = secret_w = -1
     if trusted:
         secret_r, secret_w = os.pipe()
-    pid = os.fork()
+    # An untrusted program sees a /proc of its own where the sandbox can give one (zygote.py):
+    # neither this bootstrap nor the zygote is there to name.
+    namespaces = own_pid_namespaces()  # here, in PID 1: the child's pid is not 1
+    own_namespace = uid is not None and namespaces
+    pid = fork_in_own_pid_namespace() if own_namespace else os.fork()
     if pid:
         if trusted:
             os.close(secret_r)
@@ -263,6 +273,10 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.s
         return pid
     try:
         os.setsid()
+        if own_namespace:
+            mount_own_proc(os.path.join(ROOTS, "program"))
+        elif namespaces:
+            drop_capabilities(NAMESPACE_CAPABILITIES)  # the judge: only the bootstrap and the zygote make namespaces
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.dup2(out_w, 1)
@@ -460,7 +474,7 @@ def main() -> None:
     if os.getpid() == 1:  # a real sandbox, never the host's own /tmp (unisolated development)
         os.chmod("/tmp", 0o711)  # root alone may write; homes are made there for each family
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    zygote = fork_zygote()  # before the job: nothing of it ever reaches the zygote's memory
+    zygote = fork_zygote(own_pid_namespaces())  # before the job: nothing of it ever reaches the zygote's memory
     _write_all(1, READY)
     job, tar_bytes = read_job(lambda n: _read_exact(0, n))
     unpack_files(tar_bytes, job["workdir"])

@@ -58,6 +58,15 @@ OWNER_LABEL = "graphdojo.owner"
 # What the trusted side needs inside: drop untrusted processes to the lent uids (SETUID,
 # SETGID), give each family its home (CHOWN) and stop the student's processes (KILL).
 CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
+# Under gVisor also SYS_ADMIN and SYS_CHROOT, for the bootstrap and the zygote alone (the judge and every
+# worker drop it before they run anything; no_new_privs keeps an exec from regaining it): to
+# give each untrusted family a PID namespace and a root with a /proc of its own. gVisor's /proc lets any
+# uid read another's environ and maps and list its descriptors, and ignores hidepid; there the
+# namespace is what keeps the trusted processes out of sight (zygote.py). It is the sentry's
+# capability, applied by gVisor's own kernel, never the host's. Linux refuses those reads
+# already, and SYS_ADMIN under runc would be the host kernel's (and open Docker's seccomp
+# profile up to mount, unshare and setns for the whole container), so runc goes without.
+RUNSC_CAPABILITIES = [*CAPABILITIES, "SYS_ADMIN", "SYS_CHROOT"]
 # cpu.shares: a pooled container preloads (imports torch) at a low weight, so that refilling
 # never slows a running grading down; taken for a job, it gets the normal weight back.
 POOL_CPU_SHARES = 64
@@ -122,7 +131,7 @@ def container_config(
         nano_cpus=int(limits.cpus * 1e9),
         cpu_shares=POOL_CPU_SHARES if pooled else RUNNING_CPU_SHARES,
         cap_drop=["ALL"],
-        cap_add=CAPABILITIES,
+        cap_add=RUNSC_CAPABILITIES if runtime == "runsc" else CAPABILITIES,
         security_opt=["no-new-privileges"],
         ulimits=[Ulimit(name="core", soft=0, hard=0)],
         # Output reaches the host only through the attach stream, read with a budget:

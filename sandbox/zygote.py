@@ -29,6 +29,15 @@ Standard library only: this file travels into every sandbox with the bootstrap
 (``sandbox.protocol.BOOTSTRAP_SOURCE`` installs it as ``sandbox.zygote``), and the judge, a fork
 of that bootstrap, uses the client half from there.
 
+Under gVisor, whose /proc lets any uid read every process's environ and maps and list its
+descriptors (and ignores hidepid), the sandbox's root holds CAP_SYS_ADMIN and CAP_SYS_CHROOT
+(docker.py; ``own_pid_namespaces``): there the zygote starts each confined worker as PID 1 of a
+PID namespace of its own, chrooted into a root of its own whose /proc shows that namespace
+alone (``mount_own_proc``), before the uid is dropped; the bootstrap does the same for an
+untrusted program. The worker and everything it starts never see a trusted process to name;
+the judge still sees, signals and times them by their pids here. Under runc and bubblewrap
+Linux refuses those reads already, and no namespace is made.
+
 The protocol, one JSON datagram per message on a SOCK_SEQPACKET pair:
 
     {"op": "hello"}                                    -> {"pid": zygote's pid}
@@ -44,6 +53,7 @@ The protocol, one JSON datagram per message on a SOCK_SEQPACKET pair:
 from __future__ import annotations
 
 import ctypes
+import errno
 import fcntl
 import io
 import json
@@ -73,6 +83,15 @@ _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
+CAP_SYS_CHROOT = 18
+CAP_SYS_ADMIN = 21
+# What the bootstrap and the zygote alone hold where they make namespaces, and all others drop.
+NAMESPACE_CAPABILITIES = (CAP_SYS_ADMIN, CAP_SYS_CHROOT)
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWPID = 0x20000000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = (
+    0x1, 0x2, 0x4, 0x8, 0x20, 0x1000, 0x4000, 0x40000)
 _SECCOMP_MODE_FILTER = 2
 _HIGH_FD = 100  # where received descriptors wait while 0, 1, 2... are being installed
 _REAP_EVERY_S = 0.05
@@ -101,10 +120,181 @@ def _prctl(option: int, value: int) -> None:
         raise OSError(error, os.strerror(error))
 
 
+def _libc_call(result: int, what: str) -> None:
+    if result != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+
+
+# -- a PID namespace per confined family ----------------------------------------------------
+
+
+def holds_capability(number: int) -> bool:
+    """Whether this process has capability ``number`` in its effective set."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) >> number & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def own_pid_namespaces() -> bool:
+    """Whether this sandbox gives each confined family a PID namespace and a root of its own:
+    where its root holds CAP_SYS_ADMIN and CAP_SYS_CHROOT to make them (gVisor's, which are its
+    sentry's alone), as PID 1 of the sandbox. Nowhere else: outside a sandbox there is no
+    trusted side to hide."""
+    return os.getpid() == 1 and all(holds_capability(number) for number in NAMESPACE_CAPABILITIES)
+
+
+def fork_in_own_pid_namespace() -> int:
+    """``os.fork()``, but the child is PID 1 of a new PID namespace (the caller's stays as it was
+    for its next children). The child must call ``mount_own_proc`` before it runs anything else."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    # Linux lets unshare(CLONE_NEWPID) make one namespace only, until setns brings the children's
+    # back to ours. gVisor (release 20221219) unshares again all the same, has no setns for it,
+    # and shows no /proc/self/ns/pid once a process has unshared one.
+    try:
+        ours = os.open("/proc/self/ns/pid", os.O_RDONLY)
+    except FileNotFoundError:
+        ours = -1
+    try:
+        _libc_call(libc.unshare(_CLONE_NEWPID), "cannot make a PID namespace")
+        pid = os.fork()
+        if pid and ours >= 0 and libc.setns(ours, _CLONE_NEWPID) != 0 and ctypes.get_errno() != 95:  # EOPNOTSUPP
+            _libc_call(-1, "cannot return to the zygote's PID namespace")
+        return pid
+    finally:
+        if ours >= 0:
+            os.close(ours)
+
+
+# Where each family's root is made (``mount_own_proc``): root's alone to enter, under /tmp.
+ROOTS = "/tmp/.roots"
+
+
+def mount_own_proc(root: str) -> None:
+    """In a child of ``fork_in_own_pid_namespace``, while it is still root: a /proc that shows its
+    PID namespace alone (no trusted process is there to name), in a root of its own at ``root``
+    (a new folder in ``ROOTS``) that it is chrooted into.
+
+    Why a root and not just a new /proc over the old one: gVisor (release 20221219) accepts
+    unshare(CLONE_NEWNS) but keeps one mount table for the whole sandbox, so a proc mounted on
+    /proc would replace the trusted side's too. So the root is a tmpfs holding the same folders
+    as /, bound from there (the same files, read-only where they were), with the new proc in
+    it; its mounts stay under ``root`` wherever they land. It also refuses recursive binds, so
+    the mounts below each folder (/dev/mqueue, /sys/fs/cgroup...) are bound one by one."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    _libc_call(libc.unshare(_CLONE_NEWNS), "cannot make a mount namespace")
+    # Private first, so that nothing mounted here propagates back to the trusted side (Linux).
+    # gVisor knows no propagation at all and answers EINVAL.
+    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0 and ctypes.get_errno() != 22:
+        _libc_call(-1, "cannot make the mounts private")
+    mounts = _mounts()
+    below = [point for point, _ in mounts if "/" + point.split("/")[1] != point and not _under(point, "/proc")]
+    os.makedirs(ROOTS, 0o700, exist_ok=True)
+    os.mkdir(root, 0o700)
+    _libc_call(libc.mount(b"tmpfs", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=64k"),
+               "cannot mount the new root")
+    whole = True
+    for entry in sorted(os.listdir("/")):
+        source, target = "/" + entry, root + "/" + entry
+        if os.path.islink(source):
+            os.symlink(os.readlink(source), target)
+        elif entry == "proc":
+            os.mkdir(target, 0o555)
+        elif os.path.isdir(source) and not _under(root, source):
+            os.mkdir(target, 0o755)
+            whole = _bind(libc, source, target, mounts) and whole
+        elif os.path.isdir(source):  # the folder the new root is in: a tmpfs, and root's alone to enter
+            os.mkdir(target, 0o755)
+            _libc_call(libc.mount(source.encode(), target.encode(), None, _MS_BIND, None), f"cannot bind {source}")
+    for point in [] if whole else below:  # in the order they were mounted: a parent before what is on it
+        if os.path.isdir(point) and not _under(point, ROOTS):  # never another family's root
+            _bind(libc, point, root + point, mounts)
+    _libc_call(libc.mount(b"proc", f"{root}/proc".encode(), b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None),
+               "cannot mount the namespace's /proc")
+    os.chroot(root)
+    os.chdir("/")
+
+
+def _bind(libc: ctypes.CDLL, source: str, target: str, mounts: list[tuple[str, bool]]) -> bool:
+    """Bind ``source`` at ``target``, read-only where ``source`` is; whether what is mounted
+    below came along (Linux binds recursively; gVisor refuses, and the caller binds those)."""
+    whole: bool = libc.mount(source.encode(), target.encode(), None, _MS_BIND | _MS_REC, None) == 0
+    if not whole:
+        _libc_call(libc.mount(source.encode(), target.encode(), None, _MS_BIND, None), f"cannot bind {source}")
+    if _read_only(source, mounts) and libc.mount(None, target.encode(), None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY,
+                                                 None) != 0:
+        _still_read_only(target)  # gVisor refuses the remount: a bind of a read-only file system is one
+    return whole
+
+
+def _still_read_only(folder: str) -> None:
+    """Raise unless writing a new file in ``folder`` fails with EROFS."""
+    probe = os.path.join(folder, ".graphdojo-write-probe")
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as error:
+        if error.errno == errno.EROFS:
+            return
+        raise OSError(error.errno, f"cannot tell whether {folder} is read-only: {error.strerror}") from None
+    os.unlink(probe)
+    raise OSError(errno.EROFS, f"{folder} is writable in the new root, and read-only outside it")
+
+
+def _mounts() -> list[tuple[str, bool]]:
+    """Every mount point in this mount namespace, in the order they were mounted, and whether
+    it is read-only."""
+    with open("/proc/self/mounts") as table:
+        fields = [line.split() for line in table if line.strip()]
+    return [(f[1].encode().decode("unicode_escape"), "ro" in f[3].split(",")) for f in fields if len(f) > 3]
+
+
+def _read_only(path: str, mounts: list[tuple[str, bool]]) -> bool:
+    """Whether the mount ``path`` is on (the last one mounted at the deepest point above it) is read-only."""
+    found = False
+    depth = -1
+    for point, read_only in mounts:
+        if _under(path, point) and len(point) >= depth:
+            found, depth = read_only, len(point)
+    return found
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities(numbers: Iterable[int]) -> None:
+    """Give up capabilities ``numbers`` for good (effective, permitted, inheritable): with
+    no_new_privs, which every sandbox sets, not even an exec as root gets them back."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _libc_call(libc.capget(ctypes.byref(header), data), "capget")
+    for number in numbers:
+        word, bit = divmod(number, 32)
+        keep = ~(1 << bit) & 0xFFFFFFFF
+        data[word].effective &= keep
+        data[word].permitted &= keep
+        data[word].inheritable &= keep
+    _libc_call(libc.capset(ctypes.byref(header), data), "capset")
+
+
 # -- the server: runs in the zygote ------------------------------------------------------
 
 
-def serve(sock: socket.socket) -> None:
+def serve(sock: socket.socket, pid_namespaces: bool = False) -> None:
     """Answer the judge until it closes its end; then kill the workers and exit."""
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_initialized():
@@ -113,7 +303,7 @@ def serve(sock: socket.socket) -> None:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # a worker's orphans come back here to be reaped
     except OSError:
         pass
-    server = _Server(sock)
+    server = _Server(sock, pid_namespaces)
     while True:
         server.reap()
         if not select.select([sock], [], [], _REAP_EVERY_S)[0]:
@@ -137,10 +327,12 @@ def serve(sock: socket.socket) -> None:
 
 
 class _Server:
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, pid_namespaces: bool = False) -> None:
         self.sock = sock
+        self.pid_namespaces = pid_namespaces  # each confined worker in one of its own
         self.workers: set[int] = set()
         self.exits: dict[int, Exit] = {}
+        self.roots: dict[int, str] = {}  # a worker's own root (family_root), removed once it ended
 
     def handle(self, request: dict[str, Any], fds: list[int]) -> dict[str, Any]:
         op = request.get("op")
@@ -160,17 +352,26 @@ class _Server:
         uid = request.get("uid")
         home = make_home(None if uid is None else int(uid), str(request.get("family") or "worker"))
         report_read, report_write = os.pipe()
-        pid = os.fork()
+        own_namespace = self.pid_namespaces and uid is not None
+        try:
+            pid = fork_in_own_pid_namespace() if own_namespace else os.fork()
+        except OSError as error:
+            os.close(report_read)
+            os.close(report_write)
+            _close_home(home)
+            return {"errno": error.errno or 1, "error": str(error)[:500]}
         if pid == 0:  # the worker-to-be
             self.sock.detach()  # its descriptor is closed below; the object must never close a reused number
             os.close(report_read)
-            _become_worker(request, home, fds, report_write)
+            _become_worker(request, home, fds, report_write, own_proc=own_namespace)
             run_python(list(request["argv"]), isolated=True)
         os.close(report_write)
         chunks = []
         while chunk := os.read(report_read, 4096):
             chunks.append(chunk)
         os.close(report_read)
+        if own_namespace:
+            self.roots[pid] = family_root(home)
         if chunks:  # the set-up failed: the child has exited (reap() collects it)
             failure: dict[str, Any] = json.loads(b"".join(chunks))
             _close_home(home)
@@ -189,6 +390,8 @@ class _Server:
             if pid in self.workers:  # an orphan of a worker is reaped and forgotten
                 self.workers.discard(pid)
                 self.exits[pid] = Exit(status, usage.ru_utime, usage.ru_stime, usage.ru_maxrss)
+            if pid in self.roots:  # its mount namespace is gone with it (Linux; under gVisor it stays mounted)
+                _close_home(self.roots.pop(pid))
 
     def wait(self, pid: int, timeout: float) -> Exit | None:
         deadline = time.monotonic() + timeout
@@ -210,6 +413,11 @@ class _Server:
             self.wait(pid, 1.0)
 
 
+def family_root(home: str) -> str:
+    """Where the root of the family whose home is ``home`` is made."""
+    return os.path.join(ROOTS, os.path.basename(home))
+
+
 def _close_home(home: str) -> None:
     try:
         os.rmdir(home)  # empty: the worker never ran
@@ -224,12 +432,13 @@ def _close(fd: int) -> None:
         pass
 
 
-def _become_worker(request: dict[str, Any], home: str, fds: Sequence[int], report_fd: int) -> None:
+def _become_worker(request: dict[str, Any], home: str, fds: Sequence[int], report_fd: int,
+                   own_proc: bool = False) -> None:
     """In the forked child: make it the process ``request`` asks for, as an exec would have,
     and close ``report_fd``; or write there why it could not, and exit."""
     report = fcntl.fcntl(report_fd, fcntl.F_DUPFD, _HIGH_FD + MAX_FDS)
     try:
-        _set_up(request, home, fds, report)
+        _set_up(request, home, fds, report, own_proc)
     except BaseException as error:  # noqa: B036 - whatever stopped the set-up is reported
         number = error.errno if isinstance(error, OSError) and error.errno else 1
         try:
@@ -239,11 +448,13 @@ def _become_worker(request: dict[str, Any], home: str, fds: Sequence[int], repor
     os.close(report)  # end of file for the zygote: started
 
 
-def _set_up(request: dict[str, Any], home: str, fds: Sequence[int], report: int) -> None:
+def _set_up(request: dict[str, Any], home: str, fds: Sequence[int], report: int, own_proc: bool = False) -> None:
     """Order matters: everything that needs root (the cgroups, the OOM score, raising a
     limit) happens before the uid is dropped, and nothing of the grading is imported
     until the very end."""
     os.setsid()
+    if own_proc:  # first: nothing of the worker runs while a trusted pid is in sight
+        mount_own_proc(family_root(home))
     # Descriptors: the received ones become 0, 1, 2, 3...; everything else but the report
     # pipe is closed, the socket to this zygote first of all.
     moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, _HIGH_FD) for fd in fds]
@@ -273,7 +484,9 @@ def _set_up(request: dict[str, Any], home: str, fds: Sequence[int], report: int)
     _reseed(request["env"].get("OMP_NUM_THREADS", ""))  # while the installation is surely readable
     uid = request.get("uid")
     if uid is not None:
-        confine(int(uid))
+        confine(int(uid))  # a uid other than 0 holds no capability at all
+    elif any(holds_capability(number) for number in NAMESPACE_CAPABILITIES):
+        drop_capabilities(NAMESPACE_CAPABILITIES)  # the zygote's alone, to make namespaces
     os.chdir(home)  # as its owner: root here holds no CAP_DAC_OVERRIDE to enter another uid's 0700 folder
     _prctl(_PR_SET_DUMPABLE, 1)  # as after an exec: the worker may read its own /proc files
     os.environ.clear()
@@ -644,14 +857,15 @@ def run_python(tail: list[str], isolated: bool = False) -> None:
 # -- starting one -------------------------------------------------------------------------
 
 
-def fork_zygote() -> socket.socket:
-    """Fork a zygote from this (clean, preloaded) process; returns the judge's end of the socket."""
+def fork_zygote(pid_namespaces: bool = False) -> socket.socket:
+    """Fork a zygote from this (clean, preloaded) process; returns the judge's end of the socket.
+    With ``pid_namespaces`` it starts each confined worker in a PID namespace of its own."""
     judge_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
     if pid == 0:
         judge_end.close()
         try:
-            serve(zygote_end)
+            serve(zygote_end, pid_namespaces)
         finally:
             os._exit(0)
     zygote_end.close()

@@ -49,6 +49,10 @@ def test_a_cpu_run_asks_for_a_hardened_container_and_no_gpu():
     assert config["read_only"] is True
     assert config["cap_drop"] == ["ALL"] and sorted(config["cap_add"]) == sorted(CAPABILITIES)
     assert sorted(CAPABILITIES) == ["CHOWN", "KILL", "SETGID", "SETUID"]
+    # gVisor's root also gives each untrusted family a PID namespace and a root of its own
+    # (zygote.py): capabilities of gVisor's kernel, never the host's, dropped before untrusted code
+    gvisor = container_config(DEFAULT_IMAGE, SMALL, RunOptions(), "runsc")
+    assert sorted(gvisor["cap_add"]) == sorted([*CAPABILITIES, "SYS_ADMIN", "SYS_CHROOT"])
     assert config["security_opt"] == ["no-new-privileges"]
     assert config["mem_limit"] == config["memswap_limit"] == "256m"
     assert config["pids_limit"] == SMALL.pids

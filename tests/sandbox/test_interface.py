@@ -91,6 +91,41 @@ def test_any_other_program_runs_as_the_lent_uid_with_nothing_to_gain(sandbox):
     assert lines[3] == "no secret 0o711 0"
 
 
+PROC_PROBE = r"""
+import os
+others, read = [], []
+for entry in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        if os.stat(f"/proc/{entry}").st_uid == os.getuid():
+            continue
+    except OSError:
+        continue
+    others.append(entry)
+    for name in ("environ", "maps"):
+        try:
+            if open(f"/proc/{entry}/{name}", "rb").read():  # empty: the zygote exiting, its memory gone
+                read.append(f"{entry}/{name}")
+        except OSError:
+            pass
+    try:
+        os.listdir(f"/proc/{entry}/fd")
+        read.append(f"{entry}/fd")
+    except OSError:
+        pass
+print(len(others), read)
+"""
+
+
+def test_an_untrusted_program_reads_nothing_of_the_trusted_processes_in_proc(sandbox):
+    """The bootstrap and the zygote (root) are there beside it: Linux refuses the reads; gVisor
+    would allow them, so there the program sees a PID namespace of its own (zygote.py)."""
+    outcome = sandbox.run({"main.py": PROC_PROBE.encode()}, ["python3", "main.py"], SMALL)
+    assert (outcome.status, outcome.exit_code) == ("ok", 0), outcome
+    seen, read = outcome.stdout.decode().split(" ", 1)
+    assert read.strip() == "[]"
+    assert (seen == "0") == (sandbox.name == "docker-runsc"), seen
+
+
 def test_the_judge_can_drop_to_65534_and_then_cannot_read_the_files(sandbox):
     program = r"""
 import os, signal, sys

@@ -28,6 +28,7 @@ from sandbox.zygote import (
     ZygoteError,
     filter_program,
     filter_supported,
+    fork_zygote,
     serve,
 )
 
@@ -132,6 +133,30 @@ def test_a_worker_that_cannot_be_set_up_is_an_error_with_its_errno(zygote, tmp_p
                      cgroup_procs=[str(tmp_path / "missing" / "cgroup.procs")])
     assert raised.value.errno == 2  # ENOENT: the cgroup
     assert zygote.spawn(["-c", "pass"], family="tester", env={}, fds=())[0] > 0  # and it still serves
+
+
+def test_a_confined_worker_sees_a_pid_namespace_and_a_proc_of_its_own(tmp_path):
+    """What gVisor sandboxes do (their root holds CAP_SYS_ADMIN there): here on the host's kernel,
+    twice over, since Linux makes a second namespace only after setns brings the zygote back."""
+    if os.geteuid() != 0:
+        pytest.skip("namespaces and switching uids need root (CI and the sandboxes run as root)")
+    code = ("import os, time\nprint(os.getpid(), sorted(p for p in os.listdir('/proc') if p.isdigit()), "
+            "os.path.exists(f'/proc/{os.getppid()}'), flush=True)\ntime.sleep(30)")
+    zygote = Zygote(fork_zygote(pid_namespaces=True))
+    try:
+        for _ in range(2):
+            out_read, out_write = os.pipe()
+            pid, _ = zygote.spawn(["-c", code], family="tester", env={}, fds=(out_write,) * 3, uid=65534)
+            os.close(out_write)
+            with os.fdopen(out_read, "rb") as out:
+                line = out.readline().decode()
+            assert line.split(" ", 1) == ["1", "['1'] False\n"]  # PID 1 of its own; nothing else there
+            assert pid != 1 and os.path.exists(f"/proc/{pid}")  # the trusted side names it by its pid here
+            os.kill(pid, signal.SIGKILL)
+            assert os.WTERMSIG(zygote.wait(pid, 10).status) == signal.SIGKILL
+        assert open("/proc/self/mountinfo").read().count(" /proc ") >= 1  # this side's /proc untouched
+    finally:
+        zygote.close()
 
 
 def test_closing_the_socket_ends_the_zygote_and_its_workers(tmp_path):
