@@ -64,10 +64,9 @@ from sandbox.framing import (
     read_job,
 )
 from sandbox.zygote import (
-    NAMESPACE_CAPABILITIES,
     ROOTS,
     confine,
-    drop_capabilities,
+    drop_namespace_capabilities,
     fork_in_own_pid_namespace,
     fork_zygote,
     home_env,
@@ -275,8 +274,8 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.s
         os.setsid()
         if own_namespace:
             mount_own_proc(os.path.join(ROOTS, "program"))
-        elif namespaces:
-            drop_capabilities(NAMESPACE_CAPABILITIES)  # the judge: only the bootstrap and the zygote make namespaces
+        else:
+            drop_namespace_capabilities()  # the judge: only the bootstrap and the zygote make namespaces
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.dup2(out_w, 1)

@@ -90,6 +90,7 @@ NAMESPACE_CAPABILITIES = (CAP_SYS_ADMIN, CAP_SYS_CHROOT)
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWPID = 0x20000000
+_MNT_DETACH = 2
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = (
     0x1, 0x2, 0x4, 0x8, 0x20, 0x1000, 0x4000, 0x40000)
 _SECCOMP_MODE_FILTER = 2
@@ -160,15 +161,21 @@ def fork_in_own_pid_namespace() -> int:
         ours = os.open("/proc/self/ns/pid", os.O_RDONLY)
     except FileNotFoundError:
         ours = -1
+    pid = -1
     try:
         _libc_call(libc.unshare(_CLONE_NEWPID), "cannot make a PID namespace")
         pid = os.fork()
-        if pid and ours >= 0 and libc.setns(ours, _CLONE_NEWPID) != 0 and ctypes.get_errno() != 95:  # EOPNOTSUPP
-            _libc_call(-1, "cannot return to the zygote's PID namespace")
-        return pid
     finally:
+        returned = pid == 0 or ours < 0 or libc.setns(ours, _CLONE_NEWPID) == 0 \
+            or ctypes.get_errno() == errno.EOPNOTSUPP  # the caller, the fork made or not: our namespace again
         if ours >= 0:
             os.close(ours)
+    if not returned:
+        if pid > 0:  # a child the caller could not account for: it never runs
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        _libc_call(-1, "cannot return to the zygote's PID namespace")
+    return pid
 
 
 # Where each family's root is made (``mount_own_proc``): root's alone to enter, under /tmp.
@@ -190,7 +197,7 @@ def mount_own_proc(root: str) -> None:
     _libc_call(libc.unshare(_CLONE_NEWNS), "cannot make a mount namespace")
     # Private first, so that nothing mounted here propagates back to the trusted side (Linux).
     # gVisor knows no propagation at all and answers EINVAL.
-    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0 and ctypes.get_errno() != 22:
+    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0 and ctypes.get_errno() != errno.EINVAL:
         _libc_call(-1, "cannot make the mounts private")
     mounts = _mounts()
     below = [point for point, _ in mounts if "/" + point.split("/")[1] != point and not _under(point, "/proc")]
@@ -275,6 +282,13 @@ class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
+def drop_namespace_capabilities() -> None:
+    """Give up CAP_SYS_ADMIN and CAP_SYS_CHROOT where held: every process but the bootstrap and
+    the zygote, which make the namespaces, runs without them."""
+    if any(holds_capability(number) for number in NAMESPACE_CAPABILITIES):
+        drop_capabilities(NAMESPACE_CAPABILITIES)
+
+
 def drop_capabilities(numbers: Iterable[int]) -> None:
     """Give up capabilities ``numbers`` for good (effective, permitted, inheritable): with
     no_new_privs, which every sandbox sets, not even an exec as root gets them back."""
@@ -353,6 +367,11 @@ class _Server:
         home = make_home(None if uid is None else int(uid), str(request.get("family") or "worker"))
         report_read, report_write = os.pipe()
         own_namespace = self.pid_namespaces and uid is not None
+        if self.pid_namespaces and uid is None:
+            # gVisor has no setns: after a family's namespace the zygote's next plain fork would
+            # land in it, where the student sees it. Every worker of such a sandbox has a lent uid.
+            _close_home(home)
+            return {"errno": errno.EPERM, "error": "a worker without a lent uid where families get namespaces"}
         try:
             pid = fork_in_own_pid_namespace() if own_namespace else os.fork()
         except OSError as error:
@@ -390,8 +409,8 @@ class _Server:
             if pid in self.workers:  # an orphan of a worker is reaped and forgotten
                 self.workers.discard(pid)
                 self.exits[pid] = Exit(status, usage.ru_utime, usage.ru_stime, usage.ru_maxrss)
-            if pid in self.roots:  # its mount namespace is gone with it (Linux; under gVisor it stays mounted)
-                _close_home(self.roots.pop(pid))
+            if pid in self.roots:
+                _close_root(self.roots.pop(pid))
 
     def wait(self, pid: int, timeout: float) -> Exit | None:
         deadline = time.monotonic() + timeout
@@ -416,6 +435,14 @@ class _Server:
 def family_root(home: str) -> str:
     """Where the root of the family whose home is ``home`` is made."""
     return os.path.join(ROOTS, os.path.basename(home))
+
+
+def _close_root(root: str) -> None:
+    """Unmount a family's root and remove its folder. On Linux its mount namespace went with it
+    (nothing is mounted here); gVisor keeps one mount table, where the root and its binds would
+    otherwise stay for the sandbox's life and every later family would read them all."""
+    ctypes.CDLL(None, use_errno=True).umount2(root.encode(), _MNT_DETACH)  # EINVAL where nothing is mounted
+    _close_home(root)
 
 
 def _close_home(home: str) -> None:
@@ -485,8 +512,8 @@ def _set_up(request: dict[str, Any], home: str, fds: Sequence[int], report: int,
     uid = request.get("uid")
     if uid is not None:
         confine(int(uid))  # a uid other than 0 holds no capability at all
-    elif any(holds_capability(number) for number in NAMESPACE_CAPABILITIES):
-        drop_capabilities(NAMESPACE_CAPABILITIES)  # the zygote's alone, to make namespaces
+    else:
+        drop_namespace_capabilities()
     os.chdir(home)  # as its owner: root here holds no CAP_DAC_OVERRIDE to enter another uid's 0700 folder
     _prctl(_PR_SET_DUMPABLE, 1)  # as after an exec: the worker may read its own /proc files
     os.environ.clear()

@@ -47,6 +47,7 @@ FALLBACK_UID = 65534  # "nobody", for a sandbox that lends no uid
 FALLBACK_TRUSTED_UID = 65533  # ...and a uid that is not the student's, for the reference
 FILE_SIZE_LIMIT = 16 * 2**20  # any file the student writes
 STUDENT_DESCRIPTORS = 512  # open at once by one student process (RLIMIT_NOFILE)
+PIPE_BUFFER_BYTES = 64 * 2**10  # a pipe's default buffer, which a confined process cannot grow (sandbox/zygote.py)
 FREEZE_TIMEOUT_S = 5.0
 RESTART_PAUSES_S = (0.25, 0.5, 1.0)  # between tries to start a fresh worker (see Program.restart)
 OPERATOR_LOG: list[str] = []  # judge tracebacks: for the operators, never shown to the student
@@ -475,6 +476,33 @@ def _private_resident_bytes(pid: int) -> int:
         return 0
 
 
+def _pipe_buffer_bytes(pids: Sequence[int], hidden_is_full: bool) -> int:
+    """The most the pipes that ``pids`` hold open can buffer, each distinct pipe counted once and
+    full. gVisor keeps pipe buffers in its own heap, outside the meminfo the sandbox's charge is
+    read from (sockets are denied to confined processes, and a pipe cannot grow past
+    PIPE_BUFFER_BYTES, but a family of many processes with many pipes each could still hide a
+    GiB there). A process whose descriptors cannot be listed counts as if every one were a full
+    pipe (``hidden_is_full``, for the student's)."""
+    pipes: set[str] = set()
+    hidden = 0
+    for pid in pids:
+        try:
+            entries = os.listdir(f"/proc/{pid}/fd")
+        except FileNotFoundError:
+            continue  # gone
+        except OSError:
+            hidden += STUDENT_DESCRIPTORS if hidden_is_full else 0
+            continue
+        for entry in entries:
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{entry}")
+            except OSError:
+                continue
+            if target.startswith("pipe:"):
+                pipes.add(target)
+    return (len(pipes) + hidden) * PIPE_BUFFER_BYTES
+
+
 def _sandbox_charged_bytes() -> int | None:
     """The bytes of memory the whole sandbox holds now, where the sandbox shows them (its memory
     cgroup, or gVisor's own /proc/meminfo; sandbox/framing.py), else None. Outside a
@@ -735,7 +763,10 @@ class Program:
                 files = (home_folder.f_blocks - home_folder.f_bfree) * home_folder.f_frsize
             except (AttributeError, OSError):
                 pass
-        return resident, files, _sandbox_charged_bytes()
+        charged = _sandbox_charged_bytes()
+        if charged is not None and os.environ.get(MEMORY_USAGE_ENV) == MEMINFO:
+            charged += _pipe_buffer_bytes(pids, hidden_is_full=self.side == "student")
+        return resident, files, charged
 
     def peak_memory_bytes(self) -> int:
         """The worker's peak resident memory so far, read by the judge from /proc (unforgeable)."""

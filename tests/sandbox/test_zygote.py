@@ -140,8 +140,10 @@ def test_a_confined_worker_sees_a_pid_namespace_and_a_proc_of_its_own(tmp_path):
     twice over, since Linux makes a second namespace only after setns brings the zygote back."""
     if os.geteuid() != 0:
         pytest.skip("namespaces and switching uids need root (CI and the sandboxes run as root)")
+    ours = os.getpid()  # a trusted process: its /proc entry must not be there to open
     code = ("import os, time\nprint(os.getpid(), sorted(p for p in os.listdir('/proc') if p.isdigit()), "
-            "os.path.exists(f'/proc/{os.getppid()}'), flush=True)\ntime.sleep(30)")
+            f"os.path.exists('/proc/{ours}/environ'), flush=True)\ntime.sleep(30)")
+    proc_mounts = open("/proc/self/mountinfo").read().count(" /proc ")
     zygote = Zygote(fork_zygote(pid_namespaces=True))
     try:
         for _ in range(2):
@@ -154,7 +156,8 @@ def test_a_confined_worker_sees_a_pid_namespace_and_a_proc_of_its_own(tmp_path):
             assert pid != 1 and os.path.exists(f"/proc/{pid}")  # the trusted side names it by its pid here
             os.kill(pid, signal.SIGKILL)
             assert os.WTERMSIG(zygote.wait(pid, 10).status) == signal.SIGKILL
-        assert open("/proc/self/mountinfo").read().count(" /proc ") >= 1  # this side's /proc untouched
+        assert open("/proc/self/mountinfo").read().count(" /proc ") == proc_mounts  # this side's /proc untouched
+        assert os.path.exists(f"/proc/{zygote.pid}")  # ...and it still names the zygote
     finally:
         zygote.close()
 
