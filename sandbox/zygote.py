@@ -219,7 +219,9 @@ def mount_own_proc(root: str) -> None:
             os.mkdir(target, 0o755)
             _libc_call(libc.mount(source.encode(), target.encode(), None, _MS_BIND, None), f"cannot bind {source}")
     for point in [] if whole else below:  # in the order they were mounted: a parent before what is on it
-        if os.path.isdir(point) and not _under(point, ROOTS):  # never another family's root
+        # Files too, where their mount point is there: Docker's /etc/hosts, the GPU driver's
+        # libraries and device nodes are mounted one by one. Never another family's root.
+        if (os.path.isdir(point) or os.path.lexists(root + point)) and not _under(point, ROOTS):
             _bind(libc, point, root + point, mounts)
     _libc_call(libc.mount(b"proc", f"{root}/proc".encode(), b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None),
                "cannot mount the namespace's /proc")
@@ -239,8 +241,18 @@ def _bind(libc: ctypes.CDLL, source: str, target: str, mounts: list[tuple[str, b
     return whole
 
 
-def _still_read_only(folder: str) -> None:
-    """Raise unless writing a new file in ``folder`` fails with EROFS."""
+def _still_read_only(target: str) -> None:
+    """Raise unless writing fails with EROFS: a new file in ``target``, or ``target`` itself
+    where it is a file (opened for writing, nothing written)."""
+    if not os.path.isdir(target):
+        try:
+            os.close(os.open(target, os.O_WRONLY))
+        except OSError as error:
+            if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENXIO, errno.ENODEV):
+                return  # read-only, or a device this root cannot open for writing anyway
+            raise
+        raise OSError(errno.EROFS, f"{target} is writable in the new root, and read-only outside it")
+    folder = target
     probe = os.path.join(folder, ".graphdojo-write-probe")
     try:
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
