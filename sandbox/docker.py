@@ -385,9 +385,10 @@ def orphaned(labels: Mapping[str, str]) -> bool:
 
 
 def docker_available(image: object = None, base_url: object = None) -> bool:
-    """Whether a Docker engine answers and holds the sandbox image."""
+    """Whether a Docker engine answers and holds the sandbox image. Patient: an engine busy
+    starting containers can take seconds to answer (5 s was too short under load)."""
     try:
-        client = docker.DockerClient(base_url=str(base_url), timeout=5) if base_url else docker.from_env(timeout=5)
+        client = docker.DockerClient(base_url=str(base_url), timeout=30) if base_url else docker.from_env(timeout=30)
         try:
             client.images.get(str(image or DEFAULT_IMAGE))
         finally:

@@ -20,18 +20,24 @@ SMALL = Limits(cpu_s=2.0, wall_s=4.0, memory_mb=256, pids=48, output_bytes=64 * 
 HOW_DOCKER = "run sandbox/image/ci-setup.sh and `make image`"
 
 _instances: dict[str, Sandbox] = {}
+_runtimes_seen: set[str] = set()  # an engine found once is not asked again (a busy one answers slowly)
 
 
 def docker_runtime_available(runtime: str) -> bool:
+    if runtime in _runtimes_seen:
+        return True
     if not docker_available(DEFAULT_IMAGE):
         return False
     import docker
 
-    client = docker.from_env(timeout=10)
+    client = docker.from_env(timeout=60)
     try:
-        return runtime in (client.info().get("Runtimes") or {})
+        found = runtime in (client.info().get("Runtimes") or {})
     finally:
         client.close()
+    if found:
+        _runtimes_seen.add(runtime)
+    return found
 
 
 def backend_sandbox(name: str, requires) -> Sandbox:

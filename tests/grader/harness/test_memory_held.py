@@ -49,11 +49,12 @@ def test_what_a_call_keeps_is_counted_in_a_fresh_worker_whatever_it_gave_back(st
     keep = fn("lambda megabytes: __import__('sys').modules['submission'].keep(megabytes)")
     small, answer = memory_held(student, keep, 1)
     run_in(student, keep, 1)  # a worker that kept more before the next measure: fresh again there
-    large, _ = memory_held(student, keep, 96)
+    large, _ = memory_held(student, keep, 256)
     assert answer == "kept"
-    # 96 MB kept, the 64 MB given back neither subtracted nor counted again; the allocator's own
-    # bookkeeping varies with the machine (115 MB seen once under load), so the bound is loose.
-    assert 90 * MB <= large - small < (96 + 64) * MB, (small, large)
+    # 256 MB kept, the 64 MB given back neither subtracted nor counted again. A fresh worker's own
+    # resident memory varies by tens of MB under load (28 and 55 MB seen), hence a large keep
+    # and a tolerance below the 64 MB the given-back ballast would add.
+    assert (256 - 40) * MB <= large - small < (256 + 64) * MB, (small, large)
 
 
 HOLDS_PIPES = """\
