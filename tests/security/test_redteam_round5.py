@@ -244,7 +244,9 @@ def test_activations_in_unmapped_memfds_are_counted_as_held(backend, requires):
     held_by_memory_measure(backend, requires, SAVED_IN_MEMFDS)
 
 
-@pytest.mark.parametrize("backend", ["docker-runc", "docker-runsc", "local"])
+# Not on docker-runsc: gVisor's meminfo was never moved by the host's page cache (the attack held
+# there), and re-reading 80 MB of files under gVisor took two minutes of the suite.
+@pytest.mark.parametrize("backend", ["docker-runc", "local"])
 def test_page_cache_given_back_does_not_pay_for_activations_held(backend, requires):
     held_by_memory_measure(backend, requires, SAVED_IN_MEMFDS_PAID_WITH_PAGE_CACHE)
 
