@@ -12,3 +12,14 @@ GRADING_BACKENDS = ["local", "docker-runc"]
 
 def grading_sandbox(name: str, requires) -> Sandbox:
     return backend_sandbox(name, requires)
+
+
+# The [bank] table of a quiz bank made for a test; its questions follow.
+QUIZ_BANK_HEADER = '''
+[bank]
+id = "tiny"
+title.en = "Tiny"
+title.zh-hans = "小题库"
+description.en = "A bank for tests."
+description.zh-hans = "测试用题库。"
+'''

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from testbed.exercises import TOML, make_exercise
-from tests.grader.factories import grading_sandbox
+from tests.grader.factories import QUIZ_BANK_HEADER, grading_sandbox
 
 WRONG = "def add(a, b):\n    return a - b\n"
 
@@ -98,14 +98,7 @@ explanation.en = "Six times seven."
 explanation.zh-hans = "六乘以七。"
 reference = "https://docs.python.org/3/library/functions.html#print"
 """
-BANK = """
-[bank]
-id = "tiny"
-title.en = "Tiny"
-title.zh-hans = "小题库"
-description.en = "A bank for tests."
-description.zh-hans = "测试用题库。"
-""" + QUESTION.replace("ID", "right-output").replace("ANSWER", "42") + QUESTION.replace(
+BANK = QUIZ_BANK_HEADER + QUESTION.replace("ID", "right-output").replace("ANSWER", "42") + QUESTION.replace(
     "ID", "wrong-output").replace("ANSWER", "41")
 
 

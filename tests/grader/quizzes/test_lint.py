@@ -3,17 +3,10 @@ from pathlib import Path
 
 from grader.quizzes import load_bank, load_content, load_topics
 from grader.quizzes.lint import bank_numbers, lint_across, lint_bank
+from tests.grader.factories import QUIZ_BANK_HEADER
 
 ROOT = Path(__file__).resolve().parents[3]
 TOPICS = load_topics(ROOT / "exercises" / "quizzes" / "topics.toml")
-HEADER = '''
-[bank]
-id = "tiny"
-title.en = "Tiny"
-title.zh-hans = "小题库"
-description.en = "A bank for tests."
-description.zh-hans = "测试用题库。"
-'''
 
 
 def single(qid: str, choices: list[str], answer: str = "a", extra: str = "") -> str:
@@ -56,7 +49,7 @@ reference = "https://docs.pytorch.org/docs/stable/notes/autograd.html"
 
 def bank(tmp_path: Path, body: str):
     path = tmp_path / "tiny.toml"
-    path.write_text(HEADER + body, encoding="utf-8")
+    path.write_text(QUIZ_BANK_HEADER + body, encoding="utf-8")
     return load_bank(path, TOPICS, "quizzes/tiny.toml")
 
 

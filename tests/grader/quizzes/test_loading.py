@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from grader.quizzes import ContentError, load_bank, load_content, load_topics, plan_interview, validate_all
+from tests.grader.factories import QUIZ_BANK_HEADER
 
 ROOT = Path(__file__).resolve().parents[3]
 TOPICS = ROOT / "exercises" / "quizzes" / "topics.toml"
@@ -25,14 +26,6 @@ explanation.en = "Because."
 explanation.zh-hans = "因为如此。"
 reference = "https://docs.pytorch.org/docs/stable/notes/autograd.html"
 '''
-HEADER = '''
-[bank]
-id = "tiny"
-title.en = "Tiny"
-title.zh-hans = "小题库"
-description.en = "A bank for tests."
-description.zh-hans = "测试用题库。"
-'''
 
 
 @pytest.fixture
@@ -47,7 +40,7 @@ def write(tmp_path: Path, text: str, name: str = "tiny.toml") -> Path:
 
 
 def test_a_valid_bank_loads(tmp_path, topics):
-    bank = load_bank(write(tmp_path, HEADER + GOOD_QUESTION), topics)
+    bank = load_bank(write(tmp_path, QUIZ_BANK_HEADER + GOOD_QUESTION), topics)
     assert bank.id == "tiny" and [q.id for q in bank.questions] == ["q-one"]
     assert bank.questions[0].text["zh-hans"] == "选 b。"
 
@@ -71,7 +64,7 @@ def test_a_valid_bank_loads(tmp_path, topics):
 def test_a_malformed_question_is_named_with_its_file(tmp_path, topics, change, message):
     old, new = change
     assert old in GOOD_QUESTION
-    path = write(tmp_path, HEADER + GOOD_QUESTION.replace(old, new))
+    path = write(tmp_path, QUIZ_BANK_HEADER + GOOD_QUESTION.replace(old, new))
     with pytest.raises(ContentError) as error:
         load_bank(path, topics)
     assert any(message in problem for problem in error.value.problems), error.value.problems
@@ -80,7 +73,7 @@ def test_a_malformed_question_is_named_with_its_file(tmp_path, topics, change, m
 
 def test_broken_toml_names_the_file_and_line(tmp_path, topics):
     with pytest.raises(ContentError, match=r"tiny.toml: not valid TOML: .*line"):
-        load_bank(write(tmp_path, HEADER + "[[question]\n"), topics)
+        load_bank(write(tmp_path, QUIZ_BANK_HEADER + "[[question]\n"), topics)
 
 
 def test_parameters_must_be_declared_and_the_answer_computable(tmp_path, topics):
@@ -91,7 +84,7 @@ def test_parameters_must_be_declared_and_the_answer_computable(tmp_path, topics)
         .replace('text.en = "Pick b."', 'text.en = "Divide by ${n} and ${m}."')
     )
     with pytest.raises(ContentError) as error:
-        load_bank(write(tmp_path, HEADER + question), topics)
+        load_bank(write(tmp_path, QUIZ_BANK_HEADER + question), topics)
     problems = "\n".join(error.value.problems)
     assert "text.en: ${m} is not a declared parameter" in problems
     assert "answer_expr fails for {'n': 0}: ZeroDivisionError" in problems
@@ -104,14 +97,14 @@ def test_a_short_text_pattern_that_accepts_a_rejected_answer_is_caught(tmp_path,
         .replace('answer = "b"', "answer = \"detach\"\npatterns = ['^d.*']\nreject = [\"data\"]")
     )
     with pytest.raises(ContentError, match="'data' is listed under reject, yet it is accepted"):
-        load_bank(write(tmp_path, HEADER + question), topics)
+        load_bank(write(tmp_path, QUIZ_BANK_HEADER + question), topics)
 
 
 def test_question_ids_are_unique_across_banks(tmp_path):
     (tmp_path / "quizzes").mkdir()
     shutil.copy(TOPICS, tmp_path / "quizzes" / "topics.toml")
-    write(tmp_path / "quizzes", HEADER + GOOD_QUESTION, "one.toml")
-    write(tmp_path / "quizzes", HEADER.replace('id = "tiny"', 'id = "other"') + GOOD_QUESTION, "two.toml")
+    write(tmp_path / "quizzes", QUIZ_BANK_HEADER + GOOD_QUESTION, "one.toml")
+    write(tmp_path / "quizzes", QUIZ_BANK_HEADER.replace('id = "tiny"', 'id = "other"') + GOOD_QUESTION, "two.toml")
     problems = validate_all(tmp_path, sandbox=None)
     assert problems["quizzes/one.toml"] == []
     assert problems["quizzes/two.toml"] == [
@@ -141,7 +134,7 @@ def test_an_interview_template_must_fit_its_duration_and_its_draws(tmp_path):
     (tmp_path / "quizzes").mkdir()
     (tmp_path / "interviews").mkdir()
     shutil.copy(TOPICS, tmp_path / "quizzes" / "topics.toml")
-    write(tmp_path / "quizzes", HEADER + GOOD_QUESTION, "one.toml")
+    write(tmp_path / "quizzes", QUIZ_BANK_HEADER + GOOD_QUESTION, "one.toml")
     write(tmp_path / "interviews", TEMPLATE.replace("duration_s = 600", "duration_s = 100"), "screen.toml")
     problems = validate_all(tmp_path, sandbox=None)["interviews/screen.toml"]
     assert "interviews/screen.toml: the sections last 300 s together, longer than duration_s = 100" in problems
@@ -153,7 +146,7 @@ def test_interview_plans_are_fixed_by_the_seed(tmp_path):
     (tmp_path / "interviews").mkdir()
     shutil.copy(TOPICS, tmp_path / "quizzes" / "topics.toml")
     extra = "".join(GOOD_QUESTION.replace('"q-one"', f'"q-{n}"') for n in range(2, 9))
-    write(tmp_path / "quizzes", HEADER + GOOD_QUESTION + extra, "one.toml")
+    write(tmp_path / "quizzes", QUIZ_BANK_HEADER + GOOD_QUESTION + extra, "one.toml")
     write(tmp_path / "interviews", TEMPLATE, "screen.toml")
     content = load_content(tmp_path)
     assert not any(content.problems.values()), content.problems
