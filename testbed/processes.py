@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from sandbox.cgroups import RunCgroup
+
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -389,36 +391,14 @@ class CpuSlice:
                 "throttled_periods": int(stat["nr_throttled"]), "throttled_s": int(stat["throttled_time"]) / 1e9}
 
     def __exit__(self, *exc: object) -> None:
-        """Whatever is left inside is killed, then the cgroups are removed."""
-        for _ in range(100):
-            groups = [g for folder in self.dirs if folder.exists() for g in (folder, *folder.rglob("*")) if g.is_dir()]
-            left = {int(pid) for group in groups for pid in _read_or_empty(group / "cgroup.procs").split()}
-            if not left:
-                break
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.05)
+        """Whatever is left inside (a sandbox's run cgroup nested in it included) is killed, then
+        the cgroups are removed, as the local sandbox removes a run's."""
+        group = RunCgroup(self.dirs, self.version)
+        group.kill_all(recursive=True)
         for folder in self.dirs:
             for nested in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
                 nested.rmdir()
-            for _ in range(50):
-                try:
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.05)  # the last killed tasks are still leaving
-
-
-def _read_or_empty(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:  # removed meanwhile (a sandbox's run cgroup, by its worker)
-        return ""
+        group.remove()
 
 
 def _own_cgroup_paths() -> dict[str, str]:
