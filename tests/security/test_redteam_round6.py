@@ -25,6 +25,11 @@ random stream as running plainly) and hides what it saved.
    container gets at most kernel.pty.max - kernel.pty.reserve (3072) terminals, about 14 KB
    each one way: ~42 MB, under the 48 MB the measure forgives. Held on docker-runc (ENOSPC),
    and on docker-runsc (counted in full: 192 MB more than the reference).
+6. in the names of hard links to one empty file in the home (7 bits in each byte of a name,
+   217 bytes a name), 16 of the chain's 24 activations. Under gVisor the names are in neither
+   bound (20000 links of 246-byte names moved neither statvfs nor meminfo), but a link costs
+   enough CPU that 300,000 of them (64 MB) ran out the 40 s CPU limit: held on docker-runsc by
+   the time limit alone; a filter on setxattr would not close this one.
 
 And one on the confined family under gVisor (its own PID namespace and /proc, chrooted):
 
@@ -44,7 +49,7 @@ from grader.host import grade, load_exercise
 from tests.sandbox.backends import backend_sandbox
 from tests.security.test_redteam_judge import summary
 from tests.security.test_redteam_round3 import CHECKPOINT, failed
-from tests.security.test_redteam_round5 import held_by_memory_measure
+from tests.security.test_redteam_round5 import KEEPS_ONLY_THE_INPUTS, held_by_memory_measure
 
 # --- 1. saved activations in extended attributes ------------------------------------------------
 #
@@ -490,4 +495,88 @@ def test_a_confined_family_sees_no_trusted_process(backend, requires):
     sandbox = backend_sandbox(backend, requires)
     verdict = grade(load_exercise(CHECKPOINT), RIGHT_ONLY_IF_IT_SEES_A_TRUSTED_PROCESS, sandbox)
     assert "same_gradients_as_running_plainly" in failed(verdict), summary(verdict)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+# --- 6. saved activations in the names of hard links ---------------------------------------------
+SAVED_IN_LINK_NAMES = r'''
+import itertools
+import os
+import weakref
+
+import numpy as np
+import torch
+
+_DATA_PER_NAME = 217  # bytes: 1736 bits, 7 in each of 248 bytes of a name, after a 6-digit index (NAME_MAX 255)
+_HIDDEN_TENSORS = 16  # of the chain's 24 activations: enough to pass, and few enough for the time limit
+_hidden = itertools.count()
+_dirs = itertools.count()
+
+
+def _to_name(chunk):
+    """7 bits of data in each byte of a name, with the top bit set: never NUL, never '/'."""
+    bits = np.unpackbits(np.frombuffer(chunk, dtype=np.uint8))
+    bits = np.concatenate([bits, np.zeros(-len(bits) % 7, dtype=np.uint8)]).reshape(-1, 7)
+    return (np.packbits(np.concatenate([np.ones((len(bits), 1), dtype=np.uint8), bits], axis=1)).tobytes())
+
+
+def _from_name(name, size):
+    bits = np.unpackbits(np.frombuffer(name, dtype=np.uint8)).reshape(-1, 8)[:, 1:].reshape(-1)
+    return np.packbits(bits[:size * 8]).tobytes()
+
+
+class _Parked:
+    """A saved tensor's bytes in the names of hard links to one empty file in the home."""
+
+    def __init__(self, tensor):
+        tensor = tensor.detach().contiguous()
+        self.dtype, self.shape = tensor.dtype, tuple(tensor.shape)
+        self.tensor, self.where = None, None
+        if tensor.numel() * tensor.element_size() < 1 << 20 or next(_hidden) >= _HIDDEN_TENSORS:
+            self.tensor = tensor.clone()
+            return
+        data = tensor.view(-1).view(torch.uint8).numpy().tobytes()
+        self.size = len(data)
+        home = os.environ.get("HOME", "/tmp").encode()
+        target = os.path.join(home, b"empty")
+        if not os.path.exists(target):
+            open(target, "wb").close()
+        self.where = os.path.join(home, b"d%d" % next(_dirs))
+        os.mkdir(self.where)
+        for index, at in enumerate(range(0, len(data), _DATA_PER_NAME)):
+            os.link(target, os.path.join(self.where, b"%06d" % index + _to_name(data[at:at + _DATA_PER_NAME])))
+
+    def get(self):
+        if self.tensor is None:
+            names = sorted(os.listdir(self.where))
+            data = b"".join(_from_name(name[6:], min(_DATA_PER_NAME, self.size - i * _DATA_PER_NAME))
+                            for i, name in enumerate(names))
+            for name in names:
+                os.unlink(os.path.join(self.where, name))
+            os.rmdir(self.where)
+            self.tensor = torch.frombuffer(bytearray(data), dtype=torch.uint8).view(self.dtype).reshape(self.shape)
+        return self.tensor
+
+
+_parked = {}  # one copy of a tensor autograd saves twice (tanh's output is also matmul's input)
+
+
+def _pack(tensor):
+    key = id(tensor)
+    if key not in _parked:
+        _parked[key] = _Parked(tensor)
+        weakref.finalize(tensor, _parked.pop, key, None)  # the id may be reused once it is gone
+    return _parked[key]
+
+
+def checkpoint(fn, *args):
+    with torch.autograd.graph.saved_tensors_hooks(_pack, lambda parked: parked.get()):
+        return fn(*args)
+'''
+
+
+@pytest.mark.parametrize("backend", ["docker-runsc"])
+def test_activations_in_the_names_of_hard_links_are_not_accepted(backend, requires):
+    verdict = grade(load_exercise(CHECKPOINT), SAVED_IN_LINK_NAMES, backend_sandbox(backend, requires))
+    assert KEEPS_ONLY_THE_INPUTS in failed(verdict), summary(verdict)  # its measure, or its time limit
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
