@@ -25,7 +25,7 @@ random stream as running plainly) and hides what it saved.
    container gets at most kernel.pty.max - kernel.pty.reserve (3072) terminals, about 14 KB
    each one way: ~42 MB, under the 48 MB the measure forgives. Held on docker-runc (ENOSPC),
    and on docker-runsc (counted in full: 192 MB more than the reference).
-6. in the names of hard links to one empty file in the home (7 bits in each byte of a name,
+5. in the names of hard links to one empty file in the home (7 bits in each byte of a name,
    217 bytes a name), 16 of the chain's 24 activations. Under gVisor the names are in neither
    bound (20000 links of 246-byte names moved neither statvfs nor meminfo), but a link costs
    enough CPU that 300,000 of them (64 MB) ran out the 40 s CPU limit: held on docker-runsc by
@@ -33,7 +33,7 @@ random stream as running plainly) and hides what it saved.
 
 And one on the confined family under gVisor (its own PID namespace and /proc, chrooted):
 
-5. a submission that is wrong unless it sees a trusted process: a pid of another uid in /proc,
+6. a submission that is wrong unless it sees a trusted process: a pid of another uid in /proc,
    a pid that answers kill(pid, 0) with EPERM or is missing from /proc, /tmp, /tmp/.roots, /job
    or /sys/fs/cgroup listable, another proc mount with pids in it. Held on docker-runsc (its
    /proc shows pid 1 alone, itself; every other pid is ESRCH; ppid 0). Not run on runc/local,
@@ -432,73 +432,7 @@ def test_activations_in_pseudo_terminals_are_counted_as_held(backend, requires):
     held_by_memory_measure(backend, requires, SAVED_IN_PSEUDO_TERMINALS)
 
 
-# --- 5. a trusted process in sight of a confined family under gVisor ------------------------------
-#
-# Right only if it saw a trusted process (the checkpoint adds 1 to the output otherwise), so
-# that an escape shows as an ACCEPTED verdict and nothing else does.
-RIGHT_ONLY_IF_IT_SEES_A_TRUSTED_PROCESS = r'''
-import os
-import torch
-
-
-def _trusted_in_sight():
-    """Anything of a process that is not the student's: a pid of another uid in /proc, a signal
-    that reaches beyond its own family, another family's root, the trusted homes."""
-    me = os.getuid()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/status") as status:
-                    uid = next(int(line.split()[1]) for line in status if line.startswith("Uid:"))
-            except (OSError, StopIteration, ValueError):
-                continue
-            if uid != me:
-                return f"/proc/{entry} of uid {uid}"
-    for pid in range(1, 4096):
-        try:
-            os.kill(pid, 0)
-        except PermissionError:
-            return f"pid {pid} exists (EPERM)"
-        except ProcessLookupError:
-            continue
-        if not os.path.exists(f"/proc/{pid}"):
-            return f"pid {pid} answers a signal but is not in /proc"
-    for place in ("/tmp", "/tmp/.roots", "/job", "/sys/fs/cgroup"):
-        try:
-            if os.listdir(place):
-                return f"{place} lists"
-        except OSError:
-            pass
-    for mount in open("/proc/self/mountinfo"):
-        if " proc " in mount and mount.split()[4] != "/proc":
-            try:
-                found = [e for e in os.listdir(mount.split()[4]) if e.isdigit()]
-            except OSError:
-                continue
-            if found:
-                return f"another proc at {mount.split()[4]}"
-    return None
-
-
-SEEN = _trusted_in_sight()
-
-
-def checkpoint(fn, *args):
-    if SEEN is None:
-        return fn(*args) + 1  # wrong: only an escape would make this submission right
-    return fn(*args)
-'''
-
-
-@pytest.mark.parametrize("backend", ["docker-runsc"])
-def test_a_confined_family_sees_no_trusted_process(backend, requires):
-    sandbox = backend_sandbox(backend, requires)
-    verdict = grade(load_exercise(CHECKPOINT), RIGHT_ONLY_IF_IT_SEES_A_TRUSTED_PROCESS, sandbox)
-    assert "same_gradients_as_running_plainly" in failed(verdict), summary(verdict)
-    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
-
-
-# --- 6. saved activations in the names of hard links ---------------------------------------------
+# --- 5. saved activations in the names of hard links ---------------------------------------------
 SAVED_IN_LINK_NAMES = r'''
 import itertools
 import os
@@ -579,4 +513,70 @@ def checkpoint(fn, *args):
 def test_activations_in_the_names_of_hard_links_are_not_accepted(backend, requires):
     verdict = grade(load_exercise(CHECKPOINT), SAVED_IN_LINK_NAMES, backend_sandbox(backend, requires))
     assert KEEPS_ONLY_THE_INPUTS in failed(verdict), summary(verdict)  # its measure, or its time limit
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
+# --- 6. a trusted process in sight of a confined family under gVisor ------------------------------
+#
+# Right only if it saw a trusted process (the checkpoint adds 1 to the output otherwise), so
+# that an escape shows as an ACCEPTED verdict and nothing else does.
+RIGHT_ONLY_IF_IT_SEES_A_TRUSTED_PROCESS = r'''
+import os
+import torch
+
+
+def _trusted_in_sight():
+    """Anything of a process that is not the student's: a pid of another uid in /proc, a signal
+    that reaches beyond its own family, another family's root, the trusted homes."""
+    me = os.getuid()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/status") as status:
+                    uid = next(int(line.split()[1]) for line in status if line.startswith("Uid:"))
+            except (OSError, StopIteration, ValueError):
+                continue
+            if uid != me:
+                return f"/proc/{entry} of uid {uid}"
+    for pid in range(1, 4096):
+        try:
+            os.kill(pid, 0)
+        except PermissionError:
+            return f"pid {pid} exists (EPERM)"
+        except ProcessLookupError:
+            continue
+        if not os.path.exists(f"/proc/{pid}"):
+            return f"pid {pid} answers a signal but is not in /proc"
+    for place in ("/tmp", "/tmp/.roots", "/job", "/sys/fs/cgroup"):
+        try:
+            if os.listdir(place):
+                return f"{place} lists"
+        except OSError:
+            pass
+    for mount in open("/proc/self/mountinfo"):
+        if " proc " in mount and mount.split()[4] != "/proc":
+            try:
+                found = [e for e in os.listdir(mount.split()[4]) if e.isdigit()]
+            except OSError:
+                continue
+            if found:
+                return f"another proc at {mount.split()[4]}"
+    return None
+
+
+SEEN = _trusted_in_sight()
+
+
+def checkpoint(fn, *args):
+    if SEEN is None:
+        return fn(*args) + 1  # wrong: only an escape would make this submission right
+    return fn(*args)
+'''
+
+
+@pytest.mark.parametrize("backend", ["docker-runsc"])
+def test_a_confined_family_sees_no_trusted_process(backend, requires):
+    sandbox = backend_sandbox(backend, requires)
+    verdict = grade(load_exercise(CHECKPOINT), RIGHT_ONLY_IF_IT_SEES_A_TRUSTED_PROCESS, sandbox)
+    assert "same_gradients_as_running_plainly" in failed(verdict), summary(verdict)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
