@@ -55,10 +55,13 @@ from tests.security.test_redteam_round5 import KEEPS_ONLY_THE_INPUTS, held_by_me
 #
 # Every tensor autograd saves goes, 64 KiB at a time (XATTR_SIZE_MAX), into user.* extended
 # attributes of one empty file in the home, and comes back when backward unpacks it. The file
-# is empty: statvfs of the home does not move; no process maps the bytes.
+# is empty: statvfs of the home does not move; no process maps the bytes. Each tensor once:
+# tanh's output is matmul's input too, and saved twice (192 MB in the sentry's heap) the attack
+# once failed the check in a full run of this file.
 SAVED_IN_EXTENDED_ATTRIBUTES = r'''
 import itertools
 import os
+import weakref
 
 import torch
 
@@ -101,8 +104,19 @@ class _Parked:
         return self.tensor
 
 
+_parked = {}  # one copy of a tensor autograd saves twice (tanh's output is also matmul's input)
+
+
+def _pack(tensor):
+    key = id(tensor)
+    if key not in _parked:
+        _parked[key] = _Parked(tensor)
+        weakref.finalize(tensor, _parked.pop, key, None)  # the id may be reused once it is gone
+    return _parked[key]
+
+
 def checkpoint(fn, *args):
-    with torch.autograd.graph.saved_tensors_hooks(_Parked, lambda parked: parked.get()):
+    with torch.autograd.graph.saved_tensors_hooks(_pack, lambda parked: parked.get()):
         return fn(*args)
 '''
 
