@@ -227,6 +227,9 @@ results = {
     "socket": errno_of(41, 1, 1, 0),                     # AF_UNIX, SOCK_STREAM
     "socketpair": errno_of(53, 1, 1, 0, ctypes.byref((ctypes.c_int * 2)())),
 }
+open("/tmp/graphdojo-xattr-probe", "w").close()
+results["xattr"] = errno_of(188, b"/tmp/graphdojo-xattr-probe", b"user.probe", b"x", 1, 0)  # setxattr
+os.unlink("/tmp/graphdojo-xattr-probe")
 read_end, write_end = os.pipe()
 results["pipe_grown"] = errno_of(72, write_end, 1031, 1 << 20)  # F_SETPIPE_SZ
 results["pipe_flags"] = errno_of(72, write_end, 3)                # F_GETFL
@@ -250,6 +253,7 @@ def test_a_process_under_the_filter_is_denied_exactly_what_it_names(requires):
                           capture_output=True, timeout=30)
     assert done.returncode == 0, done.stderr.decode()
     results = json.loads(done.stdout)
+    results.pop("xattr")  # the file system's own answer: the base filter leaves setxattr alone
     eperm, enosys = 1, 38
     assert results == {"unshare_user": eperm, "keyctl": eperm, "clone3": enosys, "bpf": eperm, "mount": eperm,
                        "shmget": eperm, "mq_open": eperm,
@@ -265,6 +269,7 @@ def test_a_confined_process_has_no_socket_and_no_grown_pipe(requires):
     results = json.loads(done.stdout)
     eperm = 1
     assert (results["socket"], results["socketpair"], results["pipe_grown"]) == (eperm, eperm, eperm), results
+    assert results["xattr"] == 95, results  # EOPNOTSUPP: no extended attributes (nor ACLs) of its own
     assert (results["pipe_flags"], results["getpid"], results["fork"], results["mount"]) == (0, 0, 7, eperm), results
 
 

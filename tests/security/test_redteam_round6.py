@@ -12,6 +12,7 @@ random stream as running plainly) and hides what it saved.
 1. in user.* extended attributes of one empty file in the home (64 KiB each). Worked on
    docker-runsc: gVisor's tmpfs keeps xattrs in the sentry's heap, which neither statvfs of the
    home nor gVisor's meminfo counts. Held on docker-runc and local (the kernel charges them).
+   Closed: a confined process cannot set an extended attribute (EOPNOTSUPP).
 2. in named pipes (mkfifo in the home) held open, O_RDWR, by exec'ed `sleep` children, each
    with as many as RLIMIT_NOFILE allows. Held on docker-runc, docker-runsc and local (under
    gVisor counted in full: 192 MB more than the reference, tanh's output being saved twice).
@@ -19,7 +20,7 @@ random stream as running plainly) and hides what it saved.
    ACL_USER entry's uid. Worked on docker-runc and local: the kernel keeps an ACL in memory it
    charges to no cgroup (posix_acl_alloc, GFP_NOFS), so neither bound sees it; the 96 MB of
    activations took about 384 MB of host kernel memory, beyond the sandbox's 512 MB limit too.
-   Held on docker-runsc (gVisor's tmpfs has no ACLs: EOPNOTSUPP).
+   Held on docker-runsc (gVisor's tmpfs has no ACLs: EOPNOTSUPP). Closed with 1.
 4. in the input buffers of pseudo-terminals held open by exec'ed `sleep` children. The kernel
    charges tty buffers to no cgroup (5.7 MB in 200 pairs moved the charge by 0.6 MB), but a
    container gets at most kernel.pty.max - kernel.pty.reserve (3072) terminals, about 14 KB
@@ -121,21 +122,18 @@ def checkpoint(fn, *args):
 '''
 
 XATTRS_UNDER_GVISOR = (
-    "works on docker-runsc (ACCEPTED): the activations autograd saved (96 MB for the 24-block chain, "
+    "worked on docker-runsc (ACCEPTED): the activations autograd saved (96 MB for the 24-block chain, "
     "threshold 48 MB) sit in user.* xattrs of an empty file in the home; gVisor's tmpfs keeps xattr "
     "values in the sentry's Go heap, so they are in no task's resident memory, not in statvfs of the "
     "home (f_bfree did not move for 64 MB of xattrs), and not in MemTotal - MemFree of gVisor's "
     "/proc/meminfo (unchanged too). runc and local hold: the kernel charges xattrs to the memory cgroup. "
     "Close: deny setxattr/fsetxattr/lsetxattr to confined processes (the syscall filter; no exercise "
     "needs them), or under gVisor measure the container's memory from the host (its cgroup holds the "
-    "sentry); or count the xattrs of every file in the home (listxattr) as held.")
+    "sentry); or count the xattrs of every file in the home (listxattr) as held. Closed so: setting an "
+    "extended attribute answers EOPNOTSUPP to a confined process (sandbox/zygote.py).")
 
 
-@pytest.mark.parametrize("backend", [
-    "docker-runc",
-    pytest.param("docker-runsc", marks=pytest.mark.xfail(strict=True, reason=XATTRS_UNDER_GVISOR)),
-    "local",
-])
+@pytest.mark.parametrize("backend", ["docker-runc", "docker-runsc", "local"])
 def test_activations_in_extended_attributes_are_counted_as_held(backend, requires):
     held_by_memory_measure(backend, requires, SAVED_IN_EXTENDED_ATTRIBUTES)
 
@@ -322,21 +320,18 @@ def checkpoint(fn, *args):
 '''
 
 ACLS_OUTSIDE_THE_MEMORY_CGROUP = (
-    "works on docker-runc and local (ACCEPTED): a POSIX ACL set on a tmpfs file is kept by the kernel "
+    "worked on docker-runc and local (ACCEPTED): a POSIX ACL set on a tmpfs file is kept by the kernel "
     "in memory it charges to no memory cgroup (posix_acl_from_xattr -> posix_acl_alloc(GFP_NOFS), no "
     "__GFP_ACCOUNT), and it is no file block (statvfs of the home does not move) nor any process's "
     "resident memory: both bounds of held_memory_bytes miss it. 96 MB of activations cost ~384 MB of "
     "host kernel memory (the same bytes kept in the process instead: MemoryError under the 512 MB "
     "limit), so it also escapes the sandbox's memory limit. Close: deny setxattr/lsetxattr/fsetxattr "
     "to confined processes (the syscall filter; this also closes round 6's xattrs under gVisor), or "
-    "mount the sandbox's tmpfs homes without ACLs (tmpfs has no noacl option: a filter is the way).")
+    "mount the sandbox's tmpfs homes without ACLs (tmpfs has no noacl option: a filter is the way). "
+    "Closed so: setting an extended attribute (an ACL is one) answers EOPNOTSUPP to a confined process.")
 
 
-@pytest.mark.parametrize("backend", [
-    pytest.param("docker-runc", marks=pytest.mark.xfail(strict=True, reason=ACLS_OUTSIDE_THE_MEMORY_CGROUP)),
-    "docker-runsc",
-    pytest.param("local", marks=pytest.mark.xfail(strict=True, reason=ACLS_OUTSIDE_THE_MEMORY_CGROUP)),
-])
+@pytest.mark.parametrize("backend", ["docker-runc", "docker-runsc", "local"])
 def test_activations_in_posix_acls_are_counted_as_held(backend, requires):
     held_by_memory_measure(backend, requires, SAVED_IN_ACLS)
 
