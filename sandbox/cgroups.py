@@ -34,7 +34,7 @@ def _mounts() -> dict[str, Path]:
     return found
 
 
-def _own_paths() -> dict[str, str]:
+def own_cgroup_paths() -> dict[str, str]:
     """Controller -> this process's cgroup path ('' key for v2)."""
     paths: dict[str, str] = {}
     for line in Path("/proc/self/cgroup").read_text().splitlines():
@@ -47,7 +47,7 @@ def _own_paths() -> dict[str, str]:
 def remove_stale(max_age_s: float = 3600.0) -> int:
     """Remove run cgroups left empty by a worker that was killed mid-run; returns how many."""
     removed = 0
-    mounts, own = _mounts(), _own_paths()
+    mounts, own = _mounts(), own_cgroup_paths()
     parents = [mounts[c] / own.get(c, "/").lstrip("/") for c in ("memory", "pids", "cpu", "freezer") if c in mounts]
     if "unified" in mounts:
         parents.append(mounts["unified"] / own.get("", "/").lstrip("/"))
@@ -79,7 +79,7 @@ class RunCgroup:
     def create(cls, memory_bytes: int, pids: int, cpus: float = 0.0) -> RunCgroup | None:
         """Make the cgroup with its limits, or None (no permission, no controller)."""
         try:
-            mounts, own = _mounts(), _own_paths()
+            mounts, own = _mounts(), own_cgroup_paths()
         except OSError:
             return None
         name = f"graphdojo-{uuid.uuid4().hex[:12]}"
@@ -223,7 +223,7 @@ class ChildCgroup:
     def create(cls, pids: int) -> ChildCgroup | None:
         """Make it, or None where the host cannot (not root, no freezer)."""
         try:
-            mounts, own = _mounts(), _own_paths()
+            mounts, own = _mounts(), own_cgroup_paths()
         except OSError:
             return None
         name = f"graphdojo-child-{uuid.uuid4().hex[:12]}"

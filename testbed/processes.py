@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from sandbox.cgroups import RunCgroup
+from sandbox.cgroups import RunCgroup, own_cgroup_paths
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
@@ -337,7 +337,7 @@ class CpuSlice:
 
     def __init__(self, name: str, cpus: float, reserved: bool = False):
         self.name, self.cpus, self.reserved = name, cpus, reserved
-        own = _own_cgroup_paths()
+        own = own_cgroup_paths()
         v2_parent = self.V2 / own.get("", "/").lstrip("/")
         if self._has_v2_cpu(v2_parent):
             self.version, self.dirs = 2, [v2_parent / name]
@@ -356,7 +356,7 @@ class CpuSlice:
 
     @classmethod
     def available(cls) -> bool:
-        own = _own_cgroup_paths() if Path("/proc/self/cgroup").exists() else {}
+        own = own_cgroup_paths() if Path("/proc/self/cgroup").exists() else {}
         return os.geteuid() == 0 and (
             (cls.V1_CPU / "cpu.cfs_quota_us").exists()
             or cls._has_v2_cpu(cls.V2 / own.get("", "/").lstrip("/")))
@@ -399,16 +399,6 @@ class CpuSlice:
             for nested in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
                 nested.rmdir()
         group.remove()
-
-
-def _own_cgroup_paths() -> dict[str, str]:
-    """Controller -> this process's cgroup path ('' for v2)."""
-    paths: dict[str, str] = {}
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        for controller in controllers.split(",") if controllers else [""]:
-            paths[controller] = path
-    return paths
 
 
 # Where DockerEngine keeps its images between runs (deploy/build.sh keeps its wheels beside it).
