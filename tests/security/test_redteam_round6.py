@@ -52,6 +52,26 @@ from tests.security.test_redteam_judge import summary
 from tests.security.test_redteam_round3 import CHECKPOINT, failed
 from tests.security.test_redteam_round5 import KEEPS_ONLY_THE_INPUTS, held_by_memory_measure
 
+# The end every attack here shares: autograd's saved tensors go to a _Parked of the attack's own
+# (its hiding place), each tensor once, and come back when backward asks.
+PARK_EACH_SAVED_TENSOR_ONCE = '''
+
+_parked = {}  # one copy of a tensor autograd saves twice (tanh's output is also matmul's input)
+
+
+def _pack(tensor):
+    key = id(tensor)
+    if key not in _parked:
+        _parked[key] = _Parked(tensor)
+        weakref.finalize(tensor, _parked.pop, key, None)  # the id may be reused once it is gone
+    return _parked[key]
+
+
+def checkpoint(fn, *args):
+    with torch.autograd.graph.saved_tensors_hooks(_pack, lambda parked: parked.get()):
+        return fn(*args)
+'''
+
 # --- 1. saved activations in extended attributes ------------------------------------------------
 #
 # Every tensor autograd saves goes, 64 KiB at a time (XATTR_SIZE_MAX), into user.* extended
@@ -104,22 +124,7 @@ class _Parked:
             self.tensor = torch.frombuffer(data, dtype=torch.uint8).view(self.dtype).reshape(self.shape)
         return self.tensor
 
-
-_parked = {}  # one copy of a tensor autograd saves twice (tanh's output is also matmul's input)
-
-
-def _pack(tensor):
-    key = id(tensor)
-    if key not in _parked:
-        _parked[key] = _Parked(tensor)
-        weakref.finalize(tensor, _parked.pop, key, None)  # the id may be reused once it is gone
-    return _parked[key]
-
-
-def checkpoint(fn, *args):
-    with torch.autograd.graph.saved_tensors_hooks(_pack, lambda parked: parked.get()):
-        return fn(*args)
-'''
+''' + PARK_EACH_SAVED_TENSOR_ONCE
 
 XATTRS_UNDER_GVISOR = (
     "worked on docker-runsc (ACCEPTED): the activations autograd saved (96 MB for the 24-block chain, "
@@ -302,22 +307,7 @@ class _Parked:
                 self.dtype).reshape(self.shape)
         return self.tensor
 
-
-_parked = {}  # one copy of a tensor autograd saves twice (tanh's output is also matmul's input)
-
-
-def _pack(tensor):
-    key = id(tensor)
-    if key not in _parked:
-        _parked[key] = _Parked(tensor)
-        weakref.finalize(tensor, _parked.pop, key, None)  # the id may be reused once it is gone
-    return _parked[key]
-
-
-def checkpoint(fn, *args):
-    with torch.autograd.graph.saved_tensors_hooks(_pack, lambda parked: parked.get()):
-        return fn(*args)
-'''
+''' + PARK_EACH_SAVED_TENSOR_ONCE
 
 ACLS_OUTSIDE_THE_MEMORY_CGROUP = (
     "worked on docker-runc and local (ACCEPTED): a POSIX ACL set on a tmpfs file is kept by the kernel "
@@ -500,22 +490,7 @@ class _Parked:
             self.tensor = torch.frombuffer(bytearray(data), dtype=torch.uint8).view(self.dtype).reshape(self.shape)
         return self.tensor
 
-
-_parked = {}  # one copy of a tensor autograd saves twice (tanh's output is also matmul's input)
-
-
-def _pack(tensor):
-    key = id(tensor)
-    if key not in _parked:
-        _parked[key] = _Parked(tensor)
-        weakref.finalize(tensor, _parked.pop, key, None)  # the id may be reused once it is gone
-    return _parked[key]
-
-
-def checkpoint(fn, *args):
-    with torch.autograd.graph.saved_tensors_hooks(_pack, lambda parked: parked.get()):
-        return fn(*args)
-'''
+''' + PARK_EACH_SAVED_TENSOR_ONCE
 
 
 @pytest.mark.parametrize("backend", ["docker-runsc"])
