@@ -18,6 +18,23 @@ from typing import Literal
 
 Status = Literal["ok", "timeout", "memory", "output_limit", "signal", "sandbox_error"]
 
+# How busy the whole machine is: its CPUs, memory, processes, disks, power. Under runc and local
+# these files are the host's, so one grading could watch another grading on the same host, and a
+# grading that saw a hidden input could signal it to one whose output is shown (a covert channel:
+# 199 busy jiffies a second read from /proc/stat on a 2-core host). Every backend but gVisor, which
+# shows each sandbox its own counters, hides them: a file reads as empty, a folder as empty.
+# (The sysinfo() call tells the same story; confined processes are refused it: zygote.py.)
+HOST_COUNTERS_IN_PROC = (
+    "stat", "loadavg", "uptime", "interrupts", "softirqs", "schedstat", "vmstat", "pressure",
+    "diskstats", "meminfo", "zoneinfo", "buddyinfo", "pagetypeinfo", "swaps", "locks",
+    "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state", "sys/fs/aio-nr",
+)
+# /sys: per-node memory, CPU frequency and idle-state time (per CPU), energy counters. The local
+# backend shows no /sys at all.
+HOST_COUNTERS_IN_SYS = (
+    "devices/system/node", "devices/system/cpu/cpufreq", "devices/virtual/powercap", "devices/virtual/thermal",
+)
+HOST_COUNTERS_PER_CPU = ("cpuidle", "cpufreq")
 
 
 class SandboxUnavailable(Exception):

@@ -27,9 +27,19 @@ from typing import TYPE_CHECKING, Any, cast
 
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound, NotFound
+from docker.models.containers import _create_container_args  # type: ignore[attr-defined]  # what containers.create sends
 from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
 
-from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable
+from sandbox.base import (
+    HOST_COUNTERS_IN_PROC,
+    HOST_COUNTERS_IN_SYS,
+    HOST_COUNTERS_PER_CPU,
+    Limits,
+    Outcome,
+    RunOptions,
+    Sandbox,
+    SandboxUnavailable,
+)
 from sandbox.cgroups import remove_stale
 from sandbox.config import DEFAULT_IMAGE, DockerConfig
 from sandbox.delegation import Delegation
@@ -81,6 +91,25 @@ STDERR_CAP = 64 * 1024
 # only a backstop; the program's own processes are capped by RLIMIT_NPROC, which gVisor
 # enforces even for root.
 RUNSC_HOST_PIDS = 4096
+# Docker's own list of hidden paths: naming any replaces it, so ours extends it.
+DOCKER_MASKED_PATHS = (
+    "/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
+    "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
+)
+
+
+def masked_paths(cpus: Sequence[str] | None = None) -> list[str]:
+    """What runc hides besides Docker's list: the host's activity counters (base.py says why).
+    Per-CPU folders are named for this host's CPUs (the engine's, on every deployment we
+    know of); runc skips a path that does not exist."""
+    if cpus is None:
+        cpus = sorted(path.name for path in Path("/sys/devices/system/cpu").glob("cpu[0-9]*"))
+    return [
+        *DOCKER_MASKED_PATHS,
+        *(f"/proc/{name}" for name in HOST_COUNTERS_IN_PROC),
+        *(f"/sys/{name}" for name in HOST_COUNTERS_IN_SYS),
+        *(f"/sys/devices/system/cpu/{cpu}/{name}" for cpu in cpus for name in HOST_COUNTERS_PER_CPU),
+    ]
 
 
 def container_config(
@@ -142,6 +171,8 @@ def container_config(
         # PID 2 and so killable by the program (kill(-1)).
         init=False,
     )
+    if runtime != "runsc":  # gVisor shows each sandbox counters of its own
+        config["masked_paths"] = masked_paths()
     if cgroup_parent:  # e.g. a slice of their own, to account or cap all sandboxes together
         config["cgroup_parent"] = cgroup_parent
     if mounts:  # only the lent child cgroup (delegation.py): files travel by archive, never by mount
@@ -300,7 +331,7 @@ class DockerSandbox(Sandbox):
         config = container_config(self.image, limits, options, self.runtime, extra_labels=self.labels,
                                   mounts=delegation.mounts(), cgroup_parent=self.cgroup_parent, **config_options)
         try:
-            container = self.client.containers.create(**config)
+            container = _create(self.client, config)
         except (DockerException, OSError) as error:
             delegation.release()
             raise SandboxUnavailable(f"cannot create a sandbox container: {error}") from None
@@ -396,6 +427,19 @@ def docker_available(image: object = None, base_url: object = None) -> bool:
     except (DockerException, OSError):
         return False
     return True
+
+
+def _create(client: docker.DockerClient, config: dict[str, Any]) -> Container:
+    """``containers.create``, with the paths the runtime hides: the SDK has no keyword for
+    the engine's HostConfig.MaskedPaths, so the request it would send gets them added."""
+    config = dict(config)
+    masked = config.pop("masked_paths", None)
+    if not masked:
+        return client.containers.create(**config)
+    request = _create_container_args({**config, "version": client.api.api_version})
+    request["host_config"]["MaskedPaths"] = masked
+    created = client.api.create_container(**request)
+    return client.containers.get(created["Id"])
 
 
 def remove_orphans(docker_base_url: str | None = None) -> int:

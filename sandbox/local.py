@@ -46,7 +46,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, cast
 
-from sandbox.base import Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable, Status
+from sandbox.base import HOST_COUNTERS_IN_PROC, Limits, Outcome, RunOptions, Sandbox, SandboxUnavailable, Status
 from sandbox.cgroups import RunCgroup, remove_stale
 from sandbox.config import LocalConfig
 from sandbox.delegation import Delegation
@@ -259,12 +259,12 @@ def _proc_protections() -> list[str]:
     for name in PROC_READ_ONLY:
         if os.path.exists(f"/proc/{name}"):
             options += ["--ro-bind", f"/proc/{name}", f"/proc/{name}"]
-    for name in PROC_MASKED:
+    for name in (*PROC_MASKED, *HOST_COUNTERS_IN_PROC):  # and the host's activity counters (base.py)
         path = f"/proc/{name}"
         if os.path.isdir(path):
             options += ["--tmpfs", path, "--remount-ro", path]
-        elif os.path.exists(path):
-            options += ["--ro-bind", "/dev/null", path]
+        elif os.path.exists(path):  # as Docker does: a read finds it empty (bwrap's --ro-bind would be nodev: EACCES)
+            options += ["--dev-bind", "/dev/null", path]
     return options
 
 

@@ -648,7 +648,11 @@ DENIED_X86_64 = {
 # socket send buffers). With the descriptors a confined process may open capped (the judge's
 # RLIMIT_NOFILE), what its pipes can hold stays small. Not for the whole bubblewrap sandbox:
 # the zygote's channel is a socket pair.
-DENIED_TO_CONFINED_X86_64 = {"socket": 41, "socketpair": 53}
+# Nor sysinfo(): the machine's load, free memory and process count, a covert channel between two
+# gradings on one host like the /proc files base.py hides (glibc's getloadavg then fails, and
+# sysconf's page counts, which read it without checking, mean nothing; torch and torch.compile
+# run without it).
+DENIED_TO_CONFINED_X86_64 = {"socket": 41, "socketpair": 53, "sysinfo": 99}
 # ...and no extended attributes or ACLs of its own: the kernel keeps them in memory it charges to
 # no cgroup (Linux) or in gVisor's own heap, outside both bounds of the memory measure (red team
 # round 6 kept 96 MB of activations in user.* attributes under gVisor and in ACL entries under

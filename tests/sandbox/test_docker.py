@@ -16,12 +16,14 @@ import pytest
 from sandbox import DEFAULT_IMAGE, Limits, RunOptions, SandboxUnavailable, get_sandbox
 from sandbox.docker import (
     CAPABILITIES,
+    DOCKER_MASKED_PATHS,
     EXPIRES_LABEL,
     LABEL,
     OWNER_LABEL,
     POOL_LABEL,
     DockerSandbox,
     container_config,
+    masked_paths,
     owner_token,
     remove_orphans,
 )
@@ -65,6 +67,12 @@ def test_a_cpu_run_asks_for_a_hardened_container_and_no_gpu():
     assert "device_requests" not in config
     assert not any(key.startswith("NVIDIA") for key in config["environment"])
     assert "volumes" not in config and "mounts" not in config  # files travel by archive only
+    # Naming hidden paths replaces Docker's list: ours keeps it and adds the host's activity
+    # counters, per CPU too; gVisor's counters are its own (tests/security: the covert channel).
+    assert set(DOCKER_MASKED_PATHS) < set(config["masked_paths"])
+    assert {"/proc/stat", "/proc/loadavg", "/proc/pressure", "/sys/devices/system/cpu/cpu0/cpuidle"} <= set(
+        masked_paths(cpus=["cpu0", "cpu1"]))
+    assert "masked_paths" not in gvisor
 
 
 def test_the_only_mount_is_the_lent_cgroup_read_write():

@@ -663,9 +663,10 @@ def test_code_that_fails_when_measured_again_leaves_the_speed_ranking(
 
 # --- 7. a covert channel between two gradings on one host ----------------------------------------
 
-# How busy the host's CPUs were for one second, less this process's own CPU, in jiffies.
+# How busy the host's CPUs were for one second, less this process's own CPU, in jiffies; and
+# which other witnesses of the whole machine's activity it can read at all.
 CPU_WATCHER = """
-import os, time
+import glob, os, time
 
 def _busy_jiffies():
     with open("/proc/stat") as file:
@@ -677,27 +678,42 @@ time.sleep(1.0)
 _after, _mine_after = _busy_jiffies(), os.times()
 _own = (_mine_after.user + _mine_after.system - _mine.user - _mine.system) * os.sysconf("SC_CLK_TCK")
 print("OTHERS_JIFFIES", int(_after - _before - _own), flush=True)
+
+_witnesses = ["/proc/loadavg", "/proc/uptime", "/proc/meminfo", "/proc/vmstat", "/proc/interrupts",
+              "/proc/softirqs", "/proc/schedstat", "/proc/pressure/cpu", "/proc/diskstats",
+              "/proc/sys/fs/file-nr", "/sys/devices/system/node/node0/meminfo",
+              *glob.glob("/sys/devices/system/cpu/cpu0/cpuidle/state*/time"),
+              *glob.glob("/sys/devices/system/cpu/cpufreq/policy*/scaling_cur_freq"),
+              *glob.glob("/sys/devices/virtual/powercap/*/*/energy_uj")]
+_read = []
+for _path in _witnesses:
+    try:
+        with open(_path) as _file:
+            if _file.read(64).strip():
+                _read.append(_path)
+    except OSError:
+        pass
+try:
+    os.getloadavg()  # the sysinfo() call
+    _read.append("sysinfo")
+except OSError:
+    pass
+print("HOST_WITNESSES", ",".join(_read) or "none", flush=True)
 """ + SOLUTION
 
 
-def test_a_grading_cannot_watch_how_busy_the_hosts_cpus_are(tmp_path, sandbox, request):
-    """A second submission of the same student, graded at the same time on the same host,
-    spins or idles in time slots during its hidden checks; this one watches the host's CPU
-    counters during its visible phase and prints what it reads, which is shown. The host is
-    made busy here (one process spinning) so that the channel has something to carry."""
+def test_a_grading_cannot_watch_how_busy_the_host_is(tmp_path, sandbox):
+    """A second submission of the same student (or any other grading the attacker can see),
+    graded at the same time on the same host, spins or idles in time slots during its hidden
+    checks; this one watches the host's activity counters during its visible phase and prints
+    what it reads, which is shown. The host is made busy here (one process spinning) so that the
+    channel has something to carry. It worked on runc and local, where /proc/stat, /proc/loadavg
+    and their kin are the host's (the reviewer read 199 busy jiffies in 1 s on this 2-core host):
+    those sandboxes now hide every such file, and sysinfo() is refused. gVisor shows its own."""
     import re
     import subprocess
     import sys
 
-    if sandbox.name != "docker-runsc":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "On runc and local, /proc/stat and /proc/loadavg are the host's: a grading's process "
-            "sees every CPU's busy time, 100 jiffies a second per busy core (the reviewer read 199 "
-            "in 1 s on this 2-core host). With a second in-flight submission of the same student "
-            "encoding a hidden input as busy or idle slots during its hidden checks, this grading "
-            "reads it in its visible phase and prints it. gVisor shows its own counters. Closing "
-            "it needs virtualised /proc files (lxcfs-like) or never running two gradings of one "
-            "student at the same time on one host; neither is contained.")))
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         verdict = grade(exercise(tmp_path, checks=CHECKS.split("@perf")[0], toml=TOML), CPU_WATCHER, sandbox)
@@ -705,8 +721,12 @@ def test_a_grading_cannot_watch_how_busy_the_hosts_cpus_are(tmp_path, sandbox, r
         spinner.kill()
         spinner.wait()
     found = re.search(r"OTHERS_JIFFIES (-?\d+)", verdict.stdout)
-    assert found is not None and verdict.verdict == Kind.ACCEPTED, (verdict.stdout, summary(verdict))
+    witnesses = re.search(r"HOST_WITNESSES (\S+)", verdict.stdout)
+    assert found is not None and witnesses is not None and verdict.verdict == Kind.ACCEPTED, (
+        verdict.stdout, verdict.stderr, summary(verdict))
     assert int(found.group(1)) < 20, verdict.stdout  # a spinning core alone is 100 a second
+    if sandbox.name != "docker-runsc":  # gVisor's files are the sandbox's own, and sysinfo refused
+        assert witnesses.group(1) == "none", verdict.stdout
 
 
 # --- 8. a library doing the exercise's work -----------------------------------------------------
