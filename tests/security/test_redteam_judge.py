@@ -582,6 +582,39 @@ def test_a_graph_count_from_a_probe_in_the_students_process_cannot_be_forged(san
     assert all(not c.passed for c in verdict.checks), summary(verdict)
 
 
+# The residual: one real symbolic graph, compiled aside on a two-row copy of the first batch,
+# while every call of the stream runs eagerly.
+ASIDE = """\
+import torch
+
+
+def compile_for_stream(fn, backend):
+    compiled = torch.compile(fn, backend=backend)
+    made = []
+
+    def run(x):
+        if not made:
+            aside = torch.cat([x[:1], x[:1]])
+            torch._dynamo.mark_dynamic(aside, 0)
+            made.append(compiled(aside))
+        return fn(x)
+
+    return run
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "The judge proves that the student's process made one graph that serves every batch size "
+    "(it runs that graph itself), not that the stream's calls ran it: their outputs are the "
+    "model's either way, and where a value was computed is a fact inside the student's process. "
+    "Code that compiles a symbolic graph aside has done the exercise's work (mark_dynamic, no "
+    "batch of one shown to the compiler) and only skips using it; closing it needs the calls "
+    "timed or run out of the student's reach, which this exercise does not measure."))
+def test_a_stream_served_eagerly_beside_a_graph_compiled_aside_is_not_accepted(sandbox):
+    verdict = grade(load_exercise(DYNAMIC_SHAPES), ASIDE, sandbox)
+    assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
+
+
 # --- 5. the board: re-rolling the noise with a comment ------------------------------------------
 
 
