@@ -88,31 +88,11 @@ DATA_DEPENDENT_SIZES = frozenset(
     )
 )
 
-# Runs in the student's process: its answer is data the trusted side checks, nothing more.
-EXPORT_SOURCE = '''
-def export_graph(name, *args):
-    import sys
-    program = sys.modules.get("submission") or sys.modules["solution"]
-    function = getattr(program, name)
-    captured = []
-
-    def backend(graph_module, example_inputs):
-        captured.append((graph_module, example_inputs))
-        return graph_module.forward
-
-    torch._dynamo.reset()
-    try:
-        # torch.compile's own defaults, whatever the program set: with these on, Dynamo would
-        # capture a value leaving the graph or a data-dependent size instead of breaking there.
-        with torch._dynamo.config.patch(capture_scalar_outputs=False, capture_dynamic_output_shape_ops=False):
-            torch.compile(function, fullgraph=True, backend=backend)(*args)
-        (graph_module, example_inputs), = captured
-        # Dynamo's graph in ATen operators: it is pure, so tracing it runs nothing of the program.
-        from torch.fx.experimental.proxy_tensor import make_fx
-        graph = make_fx(graph_module)(*example_inputs).graph
-    except Exception as error:
-        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-        return {"error": (type(error).__name__ + ": " + " ".join(lines[:2]))[:400]}
+# Runs in the student's process: an ATen graph (what make_fx or aot_autograd traced) as the
+# data ``check_graph`` reads, or a reason it cannot be. Also part of probes that capture the
+# graphs torch.compile hands a backend (dynamic-shape-recompiles).
+ENCODE_SOURCE = '''
+def encode_graph(graph):
     if any(node.op == "get_attr" for node in graph.nodes):
         return {"error": "the captured graph holds tensors of its own (parameters, buffers or constants)"}
 
@@ -145,6 +125,34 @@ def export_graph(name, *args):
         else:
             nodes.append({"op": str(node.op)})
     return {"graph": nodes}
+'''
+
+# Runs in the student's process: its answer is data the trusted side checks, nothing more.
+EXPORT_SOURCE = ENCODE_SOURCE + '''
+def export_graph(name, *args):
+    import sys
+    program = sys.modules.get("submission") or sys.modules["solution"]
+    function = getattr(program, name)
+    captured = []
+
+    def backend(graph_module, example_inputs):
+        captured.append((graph_module, example_inputs))
+        return graph_module.forward
+
+    torch._dynamo.reset()
+    try:
+        # torch.compile's own defaults, whatever the program set: with these on, Dynamo would
+        # capture a value leaving the graph or a data-dependent size instead of breaking there.
+        with torch._dynamo.config.patch(capture_scalar_outputs=False, capture_dynamic_output_shape_ops=False):
+            torch.compile(function, fullgraph=True, backend=backend)(*args)
+        (graph_module, example_inputs), = captured
+        # Dynamo's graph in ATen operators: it is pure, so tracing it runs nothing of the program.
+        from torch.fx.experimental.proxy_tensor import make_fx
+        graph = make_fx(graph_module)(*example_inputs).graph
+    except Exception as error:
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        return {"error": (type(error).__name__ + ": " + " ".join(lines[:2]))[:400]}
+    return encode_graph(graph)
 '''
 EXPORT = Fn(
     "lambda *a: (lambda ns: (exec(" + repr(EXPORT_SOURCE) + ", ns), ns['export_graph'](*a))[1])({'torch': torch})")
@@ -200,7 +208,8 @@ def run_graph(nodes, inputs, operators, max_elements, max_work):
             else:
                 return [decode(v) for v in node["args"]]
 
-    run([torch.empty_like(x, device="meta") for x in inputs], "meta")
+    # An int input is a size the judge chose (a symbolic batch dimension's value): kept as is.
+    run([torch.empty_like(x, device="meta") if isinstance(x, torch.Tensor) else x for x in inputs], "meta")
     with torch.no_grad():
         return run(inputs, "cpu")
 '''
@@ -231,11 +240,14 @@ def exported(student: Any, name: str, *args: Any) -> dict[str, Any]:
     return answer
 
 
-def run_graph(reference: Any, graph: Any, inputs: list[Any]) -> list[Any]:
-    """The outputs of ``graph`` (the student's export) on ``inputs``, computed by the trusted side.
+def run_graph(reference: Any, graph: Any, inputs: list[Any], *, raising_is_wrong: bool = False) -> list[Any]:
+    """The outputs of ``graph`` (the student's export) on ``inputs`` (tensors, or ints for the
+    graph's symbolic sizes), computed by the trusted side.
 
     Refuses (the student's RUNTIME_ERROR, or a wrong answer for an operator outside the set) a
-    graph check_graph refuses, one that raises when run, and one that stops the reference's worker."""
+    graph check_graph refuses, one that raises when run, and one that stops the reference's worker.
+    With ``raising_is_wrong``, a graph that raises is a wrong answer instead: where the checks
+    run it on sizes it must serve, a graph made for one size fails a shape check at another."""
     try:
         check_graph(graph, len(inputs))
     except GraphRefused as refused:
@@ -247,21 +259,26 @@ def run_graph(reference: Any, graph: Any, inputs: list[Any]) -> list[Any]:
         raised={"en": "running your graph on fresh inputs raised {error}",
                 "zh-hans": "在新的输入上运行你的图时出错：{error}"},
         stopped={"en": "running your graph on fresh inputs stopped the process that ran it",
-                 "zh-hans": "在新的输入上运行你的图时，运行它的进程停止了"})
+                 "zh-hans": "在新的输入上运行你的图时，运行它的进程停止了"}, raising_is_wrong=raising_is_wrong)
     return list(outputs)
 
 
-def run_trusted(reference: Any, call: tuple[Any, ...], *, raised: dict[str, str], stopped: Localized) -> Any:
+def run_trusted(reference: Any, call: tuple[Any, ...], *, raised: dict[str, str], stopped: Localized,
+                raising_is_wrong: bool = False) -> Any:
     """What ``call`` returns on the reference's worker (the trusted twin, which never runs the
     student's code), under its own timeout rather than the reference's budget: a slow graph is
     the student's to answer for. An error or a stop there is the student's RUNTIME_ERROR,
-    worded by ``raised`` (a template with ``{error}``) or ``stopped``."""
+    worded by ``raised`` (a template with ``{error}``) or ``stopped``; with ``raising_is_wrong``
+    an error (the worker still answering) is a wrong answer instead."""
     try:
         value, _ = reference._program.timed_call(None, None, call, {}, timeout=RUN_TIMEOUT_S)
     except ProgramError as error:
         if error.side != "reference":
             raise
-        refuse(localize(raised, error=f"{error.type_name}: {error.message[:300]}"))
+        reason = localize(raised, error=f"{error.type_name}: {error.message[:300]}")
+        if raising_is_wrong:
+            raise CheckFailed(Message("check.failed", detail=reason)) from None
+        refuse(reason)
     except ProgramStopped as stop:
         if stop.side != "reference":
             raise

@@ -566,22 +566,52 @@ _worker.Worker.function = _forging_function
 """
 
 
+# The same idea against the probe that replaced the counts: it sends every graph Dynamo hands
+# the checks' backend, as data. The mutant serves the stream eagerly, answers the probe through a
+# static compile and keeps the first graph: "one graph", made for one batch size.
+COUNT_FORGER = (DYNAMIC_SHAPES / "mutants" / "forges_the_count.py").read_text()
+
+
+@pytest.mark.parametrize("forger", [PROBE_FORGER, COUNT_FORGER], ids=["rewrites-the-counts", "keeps-one-static-graph"])
+def test_a_graph_count_from_a_probe_in_the_students_process_cannot_be_forged(sandbox, forger):
+    """No count is taken from the student's process any more (issue 23): the judge counts the
+    graphs it sends and runs the one graph itself on batches of other sizes (1, and above 64),
+    and the checks' models reshape with the batch size, so a graph made for one size fails."""
+    verdict = grade(load_exercise(DYNAMIC_SHAPES), forger, sandbox)
+    assert verdict.verdict == Kind.WRONG_ANSWER, summary(verdict)
+    assert all(not c.passed for c in verdict.checks), summary(verdict)
+
+
+# The residual: one real symbolic graph, compiled aside on a two-row copy of the first batch,
+# while every call of the stream runs eagerly.
+ASIDE = """\
+import torch
+
+
+def compile_for_stream(fn, backend):
+    compiled = torch.compile(fn, backend=backend)
+    made = []
+
+    def run(x):
+        if not made:
+            aside = torch.cat([x[:1], x[:1]])
+            torch._dynamo.mark_dynamic(aside, 0)
+            made.append(compiled(aside))
+        return fn(x)
+
+    return run
+"""
+
+
 @pytest.mark.xfail(strict=True, reason=(
-    "dynamic-shape-recompiles counts graphs and runs with a probe that run_in sends into the "
-    "student's process, whose worker (grader.harness.worker, already imported there) compiles "
-    "it: the student wraps the probe and reports one graph and every call run, and a model that "
-    "never compiles scores 10/10 (DESIGN invariant 5). zero-graph-breaks and data-dependent-"
-    "shapes now send the captured graph as data for the judge's side to run "
-    "(grader/harness/graphs.py); that does not carry over here. How often torch.compile "
-    "recompiles is a fact about the guards in the student's process, not about any graph it "
-    "could send: one graph that is right at every batch size is easy to make without the "
-    "exercise (make_fx with symbolic shapes, or Dynamo on a padded batch: for this row-wise "
-    "model even a graph traced at one size is right at every size in ATen operators), and the "
-    "stream can be served eagerly meanwhile. Export with Dim('batch', min=1) would be honest, but "
-    "it asks another question (no 0/1 specialisation, no guards, no recompiles to count): a new "
-    "exercise, not this one's checks."))
-def test_a_graph_count_from_a_probe_in_the_students_process_cannot_be_forged(sandbox):
-    verdict = grade(load_exercise(DYNAMIC_SHAPES), PROBE_FORGER, sandbox)
+    "The judge proves that the student's process made one graph that serves every batch size "
+    "(it runs that graph itself), not that the stream's calls ran it: their outputs are the "
+    "model's either way, and where a value was computed is a fact inside the student's process. "
+    "Code that compiles a symbolic graph aside has done the exercise's work (mark_dynamic, no "
+    "batch of one shown to the compiler) and only skips using it; closing it needs the calls "
+    "timed or run out of the student's reach, which this exercise does not measure."))
+def test_a_stream_served_eagerly_beside_a_graph_compiled_aside_is_not_accepted(sandbox):
+    verdict = grade(load_exercise(DYNAMIC_SHAPES), ASIDE, sandbox)
     assert verdict.verdict != Kind.ACCEPTED, summary(verdict)
 
 

@@ -185,3 +185,30 @@ def test_a_graph_that_raises_when_run_is_the_students_error(reference):
         run_graph(reference, graph, [x, w])
     assert (stopped.value.side, stopped.value.kind) == ("student", "RUNTIME_ERROR")
     assert "raised" in in_english(stopped.value.reason.params["detail"])
+
+
+def test_a_graph_that_raises_is_a_wrong_answer_where_the_checks_say_so(reference):
+    """dynamic-shape-recompiles runs the one graph at sizes it must serve: a graph made for one
+    size fails a shape check at another, which is a wrong answer there, not a crash."""
+    x, w = inputs(np.random.default_rng(7), 1)
+    graph = with_call(args=[{"node": "x"}, {"node": "x"}])  # (5, 3) @ (5, 3)
+    with pytest.raises(CheckFailed) as failed:
+        run_graph(reference, graph, [x, w], raising_is_wrong=True)
+    assert "raised" in in_english(failed.value.reason.params["detail"])
+    assert reference._program.process.alive
+
+
+SIZED = [{"op": "input", "name": "rows"}, {"op": "input", "name": "x"},
+         {"op": "call", "name": "view", "target": "aten.view.default",
+          "args": [{"node": "x"}, [{"node": "rows"}, 3, -1]], "kwargs": {}},
+         {"op": "call", "name": "amax", "target": "aten.amax.default", "args": [{"node": "view"}, [1]], "kwargs": {}},
+         {"op": "output", "args": [{"node": "amax"}]}]
+
+
+@pytest.mark.parametrize("rows", [1, 2, 65])
+def test_an_int_input_is_a_symbolic_size_the_judge_feeds(reference, rows):
+    """Dynamo's graph for a symbolic batch takes the batch size as an input: the judge feeds the
+    size of the batch it made, in the meta run and the real one."""
+    x = np.random.default_rng(rows).normal(size=(rows, 6))
+    (got,) = run_graph(reference, SIZED, [rows, tensor(x)])
+    np.testing.assert_allclose(np.asarray(got), x.reshape(rows, 3, 2).max(axis=1))

@@ -1,14 +1,16 @@
-# The issue's fake: no torch.compile at all. Trace the model once with torch.fx and hand the graph
-# to the checks' counting backend ourselves: "1 graph", every call "ran" it. Dynamo never saw it,
-# so its batch dimension is not symbolic, and the checks refuse it.
+# The issue's fake: no torch.compile at all. Trace the model once with torch.fx and hand the graph,
+# with the first batch as its example, to the checks' backend ourselves: "1 graph". Dynamo never
+# saw it, and the graph the backend records is made for the first batch's size alone.
 import torch
 
 
 def compile_for_stream(fn, backend):
-    graph = torch.fx.symbolic_trace(fn)
-    forward = backend(graph, [])
+    graph = torch.fx.symbolic_trace(lambda x: (fn(x),))  # a tuple out, as Dynamo's graphs return
+    forward = []
 
     def run(x):
-        return forward(x)
+        if not forward:
+            forward.append(backend(graph, [x]))
+        return forward[0](x)[0]
 
     return run
