@@ -1,0 +1,149 @@
+"""A seventh red team's attacks on the judge (round 7), on docker-runc, docker-runsc and local.
+
+Each test plants one attack as a student would (its only input is the code it submits) and
+asserts the SAFE outcome; an attack that works stays as a strict xfail whose reason says how it
+works and what would close it. The reviewer knew only README.md, sandbox/README.md, the design
+notes and the code.
+
+The attacks, on the memory measure (``memory_held``, grader/harness/programs.py
+``Program.held_memory_bytes``) through checkpoint-rematerialise's "Keeps only the inputs", a
+checkpoint that saves every activation and hides what it saved (round 6's ending):
+
+1. in the event queue of an inotify instance: an empty file is renamed in a watched folder once
+   for each 222 bytes of a tensor, the bytes in the new name (7 bits a byte), and IN_MOVED_TO
+   queues that name until the checkpoint reads the queue back in backward. Worked on
+   docker-runsc (ACCEPTED): gVisor keeps queued events in the sentry's heap, with no
+   max_queued_events bound, and neither its meminfo nor VmRSS nor statvfs of the home moves
+   (150,000 renames queued 39 MB of events: meminfo +0.4 MB, VmRSS +0, 7.5 s of CPU). Held on
+   docker-runc and local, where a queue holds at most 16384 events (fs.inotify.max_queued_events)
+   and overflows: the activations come back wrong (and the kernel charges events to the memory
+   cgroup).
+"""
+from __future__ import annotations
+
+import pytest
+
+from grader.contract import Kind
+from grader.host import grade, load_exercise
+from tests.sandbox.backends import backend_sandbox
+from tests.security.test_redteam_judge import summary
+from tests.security.test_redteam_round3 import CHECKPOINT, failed
+from tests.security.test_redteam_round5 import KEEPS_ONLY_THE_INPUTS, held_by_memory_measure
+from tests.security.test_redteam_round6 import PARK_EACH_SAVED_TENSOR_ONCE
+
+# --- 1. saved activations in an inotify event queue ----------------------------------------------
+#
+# One inotify instance per saved tensor watches a folder of the home for IN_MOVED_TO; an empty
+# file is renamed there once per 222 bytes, the bytes in its new name. The queue holds every
+# name (16 + 256 bytes an event) until backward reads it; the file ends deleted, the folder
+# removed: nothing on disk, nothing in any process's memory.
+SAVED_IN_INOTIFY_EVENTS = r'''
+import ctypes
+import itertools
+import os
+import struct
+import weakref
+
+import numpy as np
+import torch
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_IN_MOVED_TO = 0x80
+_DATA_PER_NAME = 222  # bytes: 1776 bits, 7 in each of 254 bytes of a name, after a 1-byte toggle (NAME_MAX 255)
+_HIDDEN_TENSORS = 24  # all of the chain's activations (16 left the checkpoint's own heap debris over the margin)
+_hidden = itertools.count()
+_dirs = itertools.count()
+
+
+def _names(data):
+    """Each 222 bytes of ``data`` as a 255-byte name: a toggle (so that no rename is to the same
+    name), then 7 bits in each byte with the top bit set (never NUL, never '/')."""
+    rows = -(-len(data) // _DATA_PER_NAME)
+    padded = np.zeros(rows * _DATA_PER_NAME, dtype=np.uint8)
+    padded[:len(data)] = np.frombuffer(data, dtype=np.uint8)
+    bits = np.unpackbits(padded.reshape(rows, _DATA_PER_NAME), axis=1)
+    bits = np.concatenate([bits, np.zeros((rows, 2), dtype=np.uint8)], axis=1).reshape(rows, 254, 7)
+    bits = np.concatenate([np.ones((rows, 254, 1), dtype=np.uint8), bits], axis=2)
+    body = np.packbits(bits.reshape(rows, 254 * 8), axis=1)
+    toggle = np.where(np.arange(rows) % 2 == 0, ord("a"), ord("b")).astype(np.uint8).reshape(rows, 1)
+    return np.concatenate([toggle, body], axis=1)
+
+
+def _data(names, size):
+    body = np.unpackbits(names[:, 1:], axis=1).reshape(len(names), 254, 8)[:, :, 1:].reshape(len(names), 1778)
+    return np.packbits(body[:, :_DATA_PER_NAME * 8], axis=1).reshape(-1)[:size].tobytes()
+
+
+class _Parked:
+    """A saved tensor's bytes in the inotify queue of a folder the file is renamed in, name after name."""
+
+    def __init__(self, tensor):
+        tensor = tensor.detach().contiguous()
+        self.dtype, self.shape = tensor.dtype, tuple(tensor.shape)
+        self.tensor, self.fd = None, None
+        if tensor.numel() * tensor.element_size() < 1 << 20 or next(_hidden) >= _HIDDEN_TENSORS:
+            self.tensor = tensor.clone()
+            return
+        data = tensor.view(-1).view(torch.uint8).numpy().tobytes()
+        self.size = len(data)
+        where = os.path.join(os.environ.get("HOME", "/tmp").encode(), b"q%d" % next(_dirs))
+        os.mkdir(where)
+        self.fd = _libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self.fd < 0 or _libc.inotify_add_watch(self.fd, where, _IN_MOVED_TO) < 0:
+            raise OSError(ctypes.get_errno(), "inotify")
+        current = os.path.join(where, b"start")
+        open(current, "wb").close()
+        rename, step = os.rename, _DATA_PER_NAME * 512  # a few names at a time: no large temporaries
+        for at in range(0, len(data), step):
+            for name in _names(data[at:at + step]):
+                new = where + b"/" + name.tobytes()
+                rename(current, new)
+                current = new
+        os.unlink(current)
+        os.rmdir(where)
+
+    def get(self):
+        if self.tensor is None:
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(self.fd, 1 << 20)
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            os.close(self.fd)
+            events, names, at = b"".join(chunks), [], 0
+            while at < len(events):
+                length = struct.unpack_from("iIII", events, at)[3]
+                names.append(events[at + 16:at + 16 + length].rstrip(b"\0"))
+                at += 16 + length
+            names = [n for n in names if len(n) == 255]
+            array = np.frombuffer(b"".join(names), dtype=np.uint8).reshape(len(names), 255)
+            self.tensor = torch.frombuffer(bytearray(_data(array, self.size)), dtype=torch.uint8).view(
+                self.dtype).reshape(self.shape)
+        return self.tensor
+
+
+''' + PARK_EACH_SAVED_TENSOR_ONCE
+
+
+INOTIFY_UNDER_GVISOR = (
+    "worked on docker-runsc (ACCEPTED): all 24 of the chain's activations (96 MB, threshold 48 MB) sat "
+    "in the queues of 24 inotify instances as the names of IN_MOVED_TO events, one rename of an empty "
+    "file per 222 bytes (454,000 renames, within the 40 s CPU limit); gVisor keeps queued events in the "
+    "sentry's Go heap with no max_queued_events bound, so they are in no task's VmRSS, not in statvfs "
+    "of the home, and not in gVisor's /proc/meminfo (a standalone run: 39 MB of events, meminfo +0.4 MB). "
+    "Hiding 16 of 24 failed the measure by 79 MB: the checkpoint's own heap debris (about 24 MB) counts. "
+    "Close: deny inotify_init/inotify_init1 to confined processes (the syscall filter, as for xattrs; "
+    "no exercise needs them), or count each inotify descriptor of a student's process "
+    "(anon_inode:inotify in /proc/PID/fd) as a full queue, or under gVisor measure the container's "
+    "memory from the host.")
+
+
+@pytest.mark.parametrize("backend", ["docker-runc", "docker-runsc", "local"])
+def test_activations_in_inotify_events_are_counted_as_held(backend, requires, request):
+    if backend == "docker-runsc":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=INOTIFY_UNDER_GVISOR))
+    held_by_memory_measure(backend, requires, SAVED_IN_INOTIFY_EVENTS)
