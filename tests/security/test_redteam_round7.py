@@ -18,17 +18,29 @@ checkpoint that saves every activation and hides what it saved (round 6's ending
    docker-runc and local, where a queue holds at most 16384 events (fs.inotify.max_queued_events)
    and overflows: the activations come back wrong (and the kernel charges events to the memory
    cgroup).
+
+And one on hidden data across gradings (invariant 4):
+
+2. a hidden input carried from one grading to the next in the host's page cache: the worker that
+   sees the constant hidden input drops the pages of a read-only file of the image that nothing
+   reads (torch/_VF.pyi, posix_fadvise DONTNEED works on a read-only descriptor) and reads one
+   page back per 1 bit, three pages a bit; the next grading's worker, at import (before any
+   hidden input of its own, so its output is shown), times a one-byte read of each page
+   (cached: 1-7 us; from disk: 70-560 us) and prints what it found. Runs on docker-runc and
+   local, whose sandboxes share the host's page cache (the image's lower layer, the worker's
+   own venv); gVisor's sentry caches files in its own memory, and RWF_NOWAIT answers
+   EOPNOTSUPP there (and on overlayfs).
 """
 from __future__ import annotations
 
 import pytest
 
 from grader.contract import Kind
-from grader.host import grade, load_exercise
+from grader.host import grade
+from testbed.exercises import TOML
 from tests.sandbox.backends import backend_sandbox
-from tests.security.test_redteam_judge import summary
-from tests.security.test_redteam_round3 import CHECKPOINT, failed
-from tests.security.test_redteam_round5 import KEEPS_ONLY_THE_INPUTS, held_by_memory_measure
+from tests.security.test_redteam_judge import HIDDEN_CHECKS, SOLUTION, exercise, summary
+from tests.security.test_redteam_round5 import held_by_memory_measure
 from tests.security.test_redteam_round6 import PARK_EACH_SAVED_TENSOR_ONCE
 
 # --- 1. saved activations in an inotify event queue ----------------------------------------------
@@ -147,3 +159,82 @@ def test_activations_in_inotify_events_are_counted_as_held(backend, requires, re
     if backend == "docker-runsc":
         request.applymarker(pytest.mark.xfail(strict=True, reason=INOTIFY_UNDER_GVISOR))
     held_by_memory_measure(backend, requires, SAVED_IN_INOTIFY_EVENTS)
+
+
+# --- 2. a hidden input carried to the next grading in the host's page cache ------------------------
+#
+# The same code graded twice on an exercise with a constant hidden input (round 1's
+# echoes_a_constant_hidden_input). The first grading's echo() writes the last 8 bytes of the
+# input it is given as page-cache residency of torch/_VF.pyi; the second grading's module
+# prints, when it loads, what it reads there, before it has seen a hidden input of its own.
+CARRIED_IN_THE_PAGE_CACHE = SOLUTION + r'''
+import os
+import sys
+import time
+
+_PAGE = 4096
+_COPIES = 3  # pages a bit: the majority decides, so one slow read under load does not flip it
+_SIZE = 8
+
+
+def _file():
+    for entry in sys.path:
+        found = os.path.join(entry, "torch", "_VF.pyi")
+        if os.path.isfile(found):
+            return found
+    raise FileNotFoundError("torch/_VF.pyi")
+
+
+def _pages(bit):
+    return [(1 + bit * _COPIES + copy) * _PAGE for copy in range(_COPIES)]
+
+
+def leave(data):
+    """Each bit of ``data`` as whether three pages of the file are in the host's page cache."""
+    fd = os.open(_file(), os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)  # no readahead: one page read is one page cached
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # every page out first
+    for bit in range(len(data) * 8):
+        if data[bit // 8] >> (bit % 8) & 1:
+            for offset in _pages(bit):
+                os.pread(fd, 1, offset)
+    os.close(fd)
+
+
+def pick_up():
+    fd = os.open(_file(), os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+    bits = []
+    for bit in range(_SIZE * 8):
+        cached = 0
+        for offset in _pages(bit):
+            start = time.perf_counter_ns()
+            os.pread(fd, 1, offset)
+            cached += time.perf_counter_ns() - start < 20_000
+        bits.append(cached * 2 > _COPIES)
+    os.close(fd)
+    return bytes(sum(bits[8 * byte + k] << k for k in range(8)) for byte in range(_SIZE))
+
+
+print("CARRIED", pick_up(), flush=True)
+
+
+def echo(text):
+    leave(text[-_SIZE:].encode())
+    return text
+'''
+CONSTANT_SECRET = "hidden-input-Qz7#kP2w"
+
+
+@pytest.mark.parametrize("backend", ["docker-runc", "local"])
+def test_a_hidden_input_does_not_reach_the_next_gradings_output(tmp_path, backend, requires):
+    sandbox = backend_sandbox(backend, requires)
+    checks = f"SECRET = {CONSTANT_SECRET!r}\n" + HIDDEN_CHECKS
+    solution = SOLUTION + "\ndef echo(t):\n    return t\n"
+    first = grade(exercise(tmp_path / "1", checks=checks, solution=solution, toml=TOML), CARRIED_IN_THE_PAGE_CACHE,
+                  sandbox)
+    second = grade(exercise(tmp_path / "2", checks=checks, solution=solution, toml=TOML), CARRIED_IN_THE_PAGE_CACHE,
+                   sandbox)
+    assert first.verdict == second.verdict == Kind.ACCEPTED, (summary(first), summary(second))
+    assert "CARRIED" in second.stdout, second.stdout
+    assert CONSTANT_SECRET[-8:] not in second.stdout, second.stdout
