@@ -29,9 +29,12 @@ And one on hidden data across gradings (invariant 4):
    (cached: 1-7 us; from disk: 70-560 us) and prints what it found. Runs on docker-runc and
    local, whose sandboxes share the host's page cache (the image's lower layer, the worker's
    own venv); gVisor's sentry caches files in its own memory, and RWF_NOWAIT answers
-   EOPNOTSUPP there (and on overlayfs).
+   EOPNOTSUPP there (and on overlayfs). Worked on docker-runc and local: the next grading printed
+   the previous one's hidden input.
 """
 from __future__ import annotations
+
+import secrets
 
 import pytest
 
@@ -223,18 +226,36 @@ def echo(text):
     leave(text[-_SIZE:].encode())
     return text
 '''
-CONSTANT_SECRET = "hidden-input-Qz7#kP2w"
+# Drawn per test run, so that what an earlier run left in the page cache cannot pass for a carry.
+CONSTANT_SECRET = "hidden-input-" + secrets.token_hex(4)
+
+
+PAGE_CACHE_CARRIES = (
+    "worked on docker-runc and local: the second grading printed, while its module loaded, the last 8 "
+    "bytes of the first grading's constant hidden input (e.g. \"CARRIED b'Qz7#kP2w'\", every grading ACCEPTED). "
+    "The sandboxes share the host's page cache of the files they can read (the image's lower layer under "
+    "Docker: one inode, so one cache, for every container; the worker's venv under bubblewrap); "
+    "posix_fadvise(DONTNEED) drops a read-only file's pages and a pread brings one back, and a timed "
+    "one-byte pread tells a cached page (1-7 us) from one read from disk (70-560 us): a process that saw "
+    "a hidden input can write it, 3 pages a bit, for any later sandbox on the host to read. This is "
+    "invariant 4 broken across gradings, and a channel between any two concurrent sandboxes (another "
+    "student's, a re-measurement's). Close: a root file system (and venv) of the sandbox's own that no "
+    "other sandbox reads (gVisor caches files in the sentry; a per-run copy or a squashfs/loop image "
+    "per run under runc and bubblewrap), or deny posix_fadvise (fadvise64) to confined processes "
+    "(then only eviction by memory pressure, far slower and noisier, would write).")
 
 
 @pytest.mark.parametrize("backend", ["docker-runc", "local"])
-def test_a_hidden_input_does_not_reach_the_next_gradings_output(tmp_path, backend, requires):
+def test_a_hidden_input_does_not_reach_the_next_gradings_output(tmp_path, backend, requires, request):
+    request.applymarker(pytest.mark.xfail(strict=True, reason=PAGE_CACHE_CARRIES))
     sandbox = backend_sandbox(backend, requires)
     checks = f"SECRET = {CONSTANT_SECRET!r}\n" + HIDDEN_CHECKS
     solution = SOLUTION + "\ndef echo(t):\n    return t\n"
-    first = grade(exercise(tmp_path / "1", checks=checks, solution=solution, toml=TOML), CARRIED_IN_THE_PAGE_CACHE,
-                  sandbox)
-    second = grade(exercise(tmp_path / "2", checks=checks, solution=solution, toml=TOML), CARRIED_IN_THE_PAGE_CACHE,
-                   sandbox)
-    assert first.verdict == second.verdict == Kind.ACCEPTED, (summary(first), summary(second))
-    assert "CARRIED" in second.stdout, second.stdout
-    assert CONSTANT_SECRET[-8:] not in second.stdout, second.stdout
+    shown = []
+    for number in range(3):  # the first leaves it; either later one may read it (one try can meet a busy disk)
+        verdict = grade(exercise(tmp_path / str(number), checks=checks, solution=solution, toml=TOML),
+                        CARRIED_IN_THE_PAGE_CACHE, sandbox)
+        assert verdict.verdict == Kind.ACCEPTED, summary(verdict)
+        assert "CARRIED" in verdict.stdout, verdict.stdout
+        shown.append(verdict.stdout)
+    assert all(CONSTANT_SECRET[-8:] not in stdout for stdout in shown[1:]), shown
