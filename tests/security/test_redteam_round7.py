@@ -30,7 +30,12 @@ And one on hidden data across gradings (invariant 4):
    local, whose sandboxes share the host's page cache (the image's lower layer, the worker's
    own venv); gVisor's sentry caches files in its own memory, and RWF_NOWAIT answers
    EOPNOTSUPP there (and on overlayfs). Worked on docker-runc and local: the next grading printed
-   the previous one's hidden input.
+   the previous one's hidden input. Tried by hand (plain containers, not a test) with gVisor:
+   posix_fadvise is a no-op there, so a runsc sandbox cannot clear a page, but its reads go to
+   the host's page cache through the gofer, so it can set cold pages (a runc reader read the
+   16-bit pattern a runsc writer left in torch/_VF.pyi exactly), and a runsc reader told them
+   apart too (cached 80-116 us, from disk 139-681 us): write-once bits on pages nothing reads
+   (torch/bin/test_api: 15 MB), one fresh region per message.
 """
 from __future__ import annotations
 
