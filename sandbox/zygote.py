@@ -652,7 +652,20 @@ DENIED_X86_64 = {
 # gradings on one host like the /proc files base.py hides (glibc's getloadavg then fails, and
 # sysconf's page counts, which read it without checking, mean nothing; torch and torch.compile
 # run without it).
-DENIED_TO_CONFINED_X86_64 = {"socket": 41, "socketpair": 53, "sysinfo": 99}
+# Nor inotify: an event queue is kernel memory outside gVisor's meminfo with no limit there
+# (red team round 7 kept 96 MB of activations in the names of queued rename events under runsc).
+# Nor cachestat(): what of a file is in the host's page cache (see the eviction below).
+DENIED_TO_CONFINED_X86_64 = {"socket": 41, "socketpair": 53, "sysinfo": 99,
+                             "inotify_init": 253, "inotify_init1": 294, "fanotify_init": 300, "cachestat": 451}
+# The host's page cache of the image's files is shared by every sandbox on the host, and a page
+# in it reads in microseconds where one from disk takes a hundred: a process that saw a hidden
+# input could drop a read-only file's pages and bring back some, for a later grading to time
+# (red team round 7, runc and local). So no confined process evicts: fadvise's DONTNEED and
+# madvise's COLD and PAGEOUT are refused (what is left, warming pages no one has read, can
+# only ever set a bit once; README, "Security").
+FADVISE64, POSIX_FADV_DONTNEED = 221, 4
+MADVISE, MADV_COLD, MADV_PAGEOUT = 28, 20, 21
+_OFFSET_ARG2, _OFFSET_ARG3 = 32, 40
 # ...and no extended attributes or ACLs of its own: the kernel keeps them in memory it charges to
 # no cgroup (Linux) or in gVisor's own heap, outside both bounds of the memory measure (red team
 # round 6 kept 96 MB of activations in user.* attributes under gVisor and in ACL entries under
@@ -675,7 +688,8 @@ def filter_supported() -> bool:
 def filter_program(confined: bool = False) -> bytes:
     """The compiled filter (struct sock_filter[]): denied calls answer EPERM, clone3 ENOSYS;
     ``confined`` adds what a confined process is denied besides (DENIED_TO_CONFINED_X86_64,
-    growing a pipe; setting an extended attribute answers EOPNOTSUPP)."""
+    growing a pipe, evicting from the page cache; setting an extended attribute answers
+    EOPNOTSUPP)."""
     deny, enosys, unsupported = "deny", "enosys", "unsupported"
     denied = {**DENIED_X86_64, **(DENIED_TO_CONFINED_X86_64 if confined else {})}
     code: list[tuple[int, int | str, int | str, int]] = [
@@ -689,9 +703,16 @@ def filter_program(confined: bool = False) -> bytes:
     if confined:
         code += [(_JEQ, unsupported, 0, number) for number in sorted(UNSUPPORTED_FOR_CONFINED_X86_64.values())]
         code += [
-            (_JEQ, 0, 2, FCNTL),  # not fcntl: on to clone, the number still loaded
+            (_JEQ, 0, 2, FCNTL),  # not fcntl: on, the number still loaded
             (_LD_W_ABS, 0, 0, _OFFSET_ARG1),  # fcntl's command
             (_JEQ, deny, "allow", F_SETPIPE_SZ),
+            (_JEQ, 0, 2, FADVISE64),
+            (_LD_W_ABS, 0, 0, _OFFSET_ARG3),  # the advice
+            (_JEQ, deny, "allow", POSIX_FADV_DONTNEED),
+            (_JEQ, 0, 3, MADVISE),
+            (_LD_W_ABS, 0, 0, _OFFSET_ARG2),  # the advice
+            (_JEQ, deny, 0, MADV_COLD),
+            (_JEQ, deny, "allow", MADV_PAGEOUT),
         ]
     code += [
         (_JEQ, 0, "allow", CLONE),

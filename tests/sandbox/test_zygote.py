@@ -233,6 +233,16 @@ os.unlink("/tmp/graphdojo-xattr-probe")
 read_end, write_end = os.pipe()
 results["pipe_grown"] = errno_of(72, write_end, 1031, 1 << 20)  # F_SETPIPE_SZ
 results["pipe_flags"] = errno_of(72, write_end, 3)                # F_GETFL
+results["sysinfo"] = errno_of(99, ctypes.create_string_buffer(128))
+results["inotify"] = errno_of(294, 0)                              # inotify_init1
+probe_file = os.open(sys.executable, os.O_RDONLY)
+results["fadvise_dontneed"] = errno_of(221, probe_file, 0, 0, 4)    # POSIX_FADV_DONTNEED: eviction
+results["fadvise_random"] = errno_of(221, probe_file, 0, 0, 1)      # POSIX_FADV_RANDOM
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+mapping = libc.mmap(None, 4096, 1, 2, probe_file, 0)                # PROT_READ, MAP_PRIVATE
+results["madvise_pageout"] = errno_of(28, ctypes.c_void_p(mapping), 4096, 21)
+results["madvise_dontneed"] = errno_of(28, ctypes.c_void_p(mapping), 4096, 4)  # unmaps our copy: allowed
 pid = os.fork()  # clone without CLONE_NEW* flags stays allowed
 if pid == 0:
     os._exit(7)
@@ -257,7 +267,9 @@ def test_a_process_under_the_filter_is_denied_exactly_what_it_names(requires):
     eperm, enosys = 1, 38
     assert results == {"unshare_user": eperm, "keyctl": eperm, "clone3": enosys, "bpf": eperm, "mount": eperm,
                        "shmget": eperm, "mq_open": eperm,
-                       "getpid": 0, "fork": 7, "socket": 0, "socketpair": 0, "pipe_grown": 0, "pipe_flags": 0}
+                       "getpid": 0, "fork": 7, "socket": 0, "socketpair": 0, "pipe_grown": 0, "pipe_flags": 0,
+                       "sysinfo": 0, "inotify": 0, "fadvise_dontneed": 0, "fadvise_random": 0,
+                       "madvise_pageout": 0, "madvise_dontneed": 0}
 
 
 def test_a_confined_process_has_no_socket_and_no_grown_pipe(requires):
@@ -271,6 +283,11 @@ def test_a_confined_process_has_no_socket_and_no_grown_pipe(requires):
     assert (results["socket"], results["socketpair"], results["pipe_grown"]) == (eperm, eperm, eperm), results
     assert results["xattr"] == 95, results  # EOPNOTSUPP: no extended attributes (nor ACLs) of its own
     assert (results["pipe_flags"], results["getpid"], results["fork"], results["mount"]) == (0, 0, 7, eperm), results
+    # Nothing of the host's activity, no inotify queue, no eviction from the shared page cache
+    # (round 7); the advice that evicts nothing stays allowed.
+    assert (results["sysinfo"], results["inotify"], results["fadvise_dontneed"], results["madvise_pageout"]) == (
+        eperm, eperm, eperm, eperm), results
+    assert (results["fadvise_random"], results["madvise_dontneed"]) == (0, 0), results
 
 
 def test_every_denied_name_is_a_distinct_syscall_number():

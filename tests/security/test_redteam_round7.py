@@ -160,23 +160,11 @@ class _Parked:
 ''' + PARK_EACH_SAVED_TENSOR_ONCE
 
 
-INOTIFY_UNDER_GVISOR = (
-    "worked on docker-runsc (ACCEPTED): all 24 of the chain's activations (96 MB, threshold 48 MB) sat "
-    "in the queues of 24 inotify instances as the names of IN_MOVED_TO events, one rename of an empty "
-    "file per 222 bytes (454,000 renames, within the 40 s CPU limit); gVisor keeps queued events in the "
-    "sentry's Go heap with no max_queued_events bound, so they are in no task's VmRSS, not in statvfs "
-    "of the home, and not in gVisor's /proc/meminfo (a standalone run: 39 MB of events, meminfo +0.4 MB). "
-    "Hiding 16 of 24 failed the measure by 79 MB: the checkpoint's own heap debris (about 24 MB) counts. "
-    "Close: deny inotify_init/inotify_init1 to confined processes (the syscall filter, as for xattrs; "
-    "no exercise needs them), or count each inotify descriptor of a student's process "
-    "(anon_inode:inotify in /proc/PID/fd) as a full queue, or under gVisor measure the container's "
-    "memory from the host.")
-
-
 @pytest.mark.parametrize("backend", ["docker-runc", "docker-runsc", "local"])
-def test_activations_in_inotify_events_are_counted_as_held(backend, requires, request):
-    if backend == "docker-runsc":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=INOTIFY_UNDER_GVISOR))
+def test_activations_in_inotify_events_are_counted_as_held(backend, requires):
+    """Worked on docker-runsc (ACCEPTED: 96 MB of activations in 24 queues, 454,000 renames within
+    the CPU limit; gVisor keeps queued events in the sentry's heap with no bound, in no meminfo,
+    VmRSS or statvfs). Closed: a confined process gets no inotify (nor fanotify) instance."""
     held_by_memory_measure(backend, requires, SAVED_IN_INOTIFY_EVENTS)
 
 
@@ -212,7 +200,10 @@ def leave(data):
     """Each bit of ``data`` as whether three pages of the file are in the host's page cache."""
     fd = os.open(_file(), os.O_RDONLY)
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)  # no readahead: one page read is one page cached
-    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # every page out first
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # every page out first
+    except PermissionError:
+        pass  # refused: bits can still be set on pages that are out
     for bit in range(len(data) * 8):
         if data[bit // 8] >> (bit % 8) & 1:
             for offset in _pages(bit):
@@ -246,24 +237,13 @@ def echo(text):
 CONSTANT_SECRET = "hidden-input-" + secrets.token_hex(4)
 
 
-PAGE_CACHE_CARRIES = (
-    "worked on docker-runc and local: the second grading printed, while its module loaded, the last 8 "
-    "bytes of the first grading's constant hidden input (e.g. \"CARRIED b'Qz7#kP2w'\", every grading ACCEPTED). "
-    "The sandboxes share the host's page cache of the files they can read (the image's lower layer under "
-    "Docker: one inode, so one cache, for every container; the worker's venv under bubblewrap); "
-    "posix_fadvise(DONTNEED) drops a read-only file's pages and a pread brings one back, and a timed "
-    "one-byte pread tells a cached page (1-7 us) from one read from disk (70-560 us): a process that saw "
-    "a hidden input can write it, 3 pages a bit, for any later sandbox on the host to read. This is "
-    "invariant 4 broken across gradings, and a channel between any two concurrent sandboxes (another "
-    "student's, a re-measurement's). Close: a root file system (and venv) of the sandbox's own that no "
-    "other sandbox reads (gVisor caches files in the sentry; a per-run copy or a squashfs/loop image "
-    "per run under runc and bubblewrap), or deny posix_fadvise (fadvise64) to confined processes "
-    "(then only eviction by memory pressure, far slower and noisier, would write).")
-
-
 @pytest.mark.parametrize("backend", ["docker-runc", "local"])
-def test_a_hidden_input_does_not_reach_the_next_gradings_output(tmp_path, backend, requires, request):
-    request.applymarker(pytest.mark.xfail(strict=True, reason=PAGE_CACHE_CARRIES))
+def test_a_hidden_input_does_not_reach_the_next_gradings_output(tmp_path, backend, requires):
+    """Worked on docker-runc and local (the second grading printed the first one's hidden input;
+    every grading ACCEPTED). Closed by refusing eviction to confined processes (fadvise DONTNEED,
+    madvise COLD and PAGEOUT: sandbox/zygote.py): the first grading's own reading at import
+    brings every page in, and nothing can take one out again. What stays open is writing bits
+    once on pages no one has read (README, "Security")."""
     sandbox = backend_sandbox(backend, requires)
     checks = f"SECRET = {CONSTANT_SECRET!r}\n" + HIDDEN_CHECKS
     solution = SOLUTION + "\ndef echo(t):\n    return t\n"
