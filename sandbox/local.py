@@ -66,6 +66,7 @@ from sandbox.protocol import (
     failed_outcome,
     outcome_from_report,
     report_budget,
+    split_stream,
 )
 from sandbox.zygote import filter_program, filter_supported
 
@@ -222,19 +223,20 @@ class LocalSandbox(Sandbox):
         wall = time.monotonic() - started
         oom = cgroup.oom_kills() > 0 if cgroup else False
         peak = cgroup.peak_bytes() if cgroup else 0
+        # What the program handed over before the end reached the host even if no report did.
+        checkpoint, report = split_stream(stdout)
         if ended != "eof":
             status: Status = "timeout" if ended == "deadline" else "sandbox_error"
-            return failed_outcome(status, self.name, wall, [*notes, f"stopped by the host: {ended}"])
-        report = stdout[len(READY):] if stdout.startswith(READY) else stdout
+            return failed_outcome(status, self.name, wall, notes, f"stopped by the host: {ended}", checkpoint)
         try:
             return outcome_from_report(report, limits, self.name, oom_seen=oom, peak_bytes=peak,
-                                       memory_by_rlimit=memory_by_rlimit, notes=notes)
+                                       memory_by_rlimit=memory_by_rlimit, notes=notes, checkpoint=checkpoint)
         except ProtocolError as error:
             if oom:
-                return failed_outcome("memory", self.name, wall, [*notes, "the sandbox was OOM-killed"])
+                return failed_outcome("memory", self.name, wall, notes, "the sandbox was OOM-killed", checkpoint)
             detail = stderr.decode(errors="replace").strip()[-2000:]
             return failed_outcome(
-                "sandbox_error", self.name, wall, [*notes, f"{error}; exit {process.returncode}: {detail}"])
+                "sandbox_error", self.name, wall, notes, f"{error}; exit {process.returncode}: {detail}", checkpoint)
 
 
 def _seccomp_fd() -> int:
