@@ -321,7 +321,7 @@ class DockerSandbox(Sandbox):
                     attached.send(job_for(attached))
                 except OSError as error:
                     raise SandboxUnavailable(f"the sandbox container did not take its job: {error}") from None
-            return self._execute(attached, limits, ["warm pool"] if warm else [])
+            return self._execute(attached, limits, ["warm pool"] if warm else [], trusted=options.trusted)
         finally:
             self.discard(attached)
 
@@ -347,11 +347,11 @@ class DockerSandbox(Sandbox):
             raise SandboxUnavailable(f"cannot start a sandbox container: {error}") from None
         return attached
 
-    def _execute(self, attached: _Attached, limits: Limits, notes: list[str]) -> Outcome:
+    def _execute(self, attached: _Attached, limits: Limits, notes: list[str], *, trusted: bool = False) -> Outcome:
         """Read the report of a container that has its job; stop it at the host's deadline."""
         started = time.monotonic()
         deadline = started + STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S
-        ended = attached.read_until(deadline, report_budget(limits) + len(READY))
+        ended = attached.read_until(deadline, report_budget(limits, trusted=trusted) + len(READY))
         killed_by_host = ended != "eof"
         if killed_by_host:
             _kill(attached.container)

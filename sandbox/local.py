@@ -136,7 +136,7 @@ class LocalSandbox(Sandbox):
             job = encode_job(files, argv, limits, env, workdir, extra, trusted=options.trusted,
                              secret=options.secret)
             return self._run(command, job, limits, cgroup, notes, memory_by_rlimit=cgroup is None,
-                             pass_fds=() if filter_fd is None else (filter_fd,))
+                             pass_fds=() if filter_fd is None else (filter_fd,), trusted=options.trusted)
         finally:
             if filter_fd is not None:
                 os.close(filter_fd)
@@ -202,7 +202,8 @@ class LocalSandbox(Sandbox):
         return command + [python, "-I", "-c", BOOTSTRAP_SOURCE]
 
     def _run(self, command: list[str], job: bytes, limits: Limits, cgroup: RunCgroup | None,
-             notes: list[str], memory_by_rlimit: bool, pass_fds: tuple[int, ...] = ()) -> Outcome:
+             notes: list[str], memory_by_rlimit: bool, pass_fds: tuple[int, ...] = (),
+             trusted: bool = False) -> Outcome:
         # The worker's environment (secrets included) never reaches the sandbox.
         env = {"PATH": "/usr/bin:/bin", "GD_CGROUP_PROCS": " ".join(cgroup.procs_files if cgroup else [])}
         # Join the cgroup before exec, so that nothing the sandbox forks escapes it.
@@ -213,7 +214,7 @@ class LocalSandbox(Sandbox):
             launcher + command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=env, start_new_session=True, close_fds=True, pass_fds=pass_fds)
         try:
-            stdout, stderr, ended = pump(process, job, report_budget(limits) + len(READY), deadline)
+            stdout, stderr, ended = pump(process, job, report_budget(limits, trusted=trusted) + len(READY), deadline)
         finally:
             if process.poll() is None:
                 _kill(process)

@@ -85,9 +85,11 @@ def tar_of(files: Mapping[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def report_budget(limits: Limits) -> int:
-    """The most bytes an honest bootstrap report can take; more is a protocol error."""
-    return REPORT_HEADER_MAX + 2 * limits.output_bytes + 2 * limits.files_bytes + CHECKPOINTS_MAX_BYTES + 1024 * 1024
+def report_budget(limits: Limits, *, trusted: bool = False) -> int:
+    """The most bytes an honest bootstrap report can take (with a trusted program's checkpoints
+    before it); more is a protocol error."""
+    checkpoints = CHECKPOINTS_MAX_BYTES if trusted else 0
+    return REPORT_HEADER_MAX + 2 * limits.output_bytes + 2 * limits.files_bytes + checkpoints + 1024 * 1024
 
 
 def split_stream(stdout: bytes) -> tuple[bytes | None, bytes]:
