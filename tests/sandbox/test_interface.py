@@ -77,7 +77,9 @@ def test_a_trusted_programs_last_checkpoint_reaches_the_host_however_the_sandbox
     checkpoint it handed over before is there all the same (the judge's result after a hidden input)."""
     outcome = sandbox.run({"main.py": CHECKPOINTER.encode()}, ["python3", "main.py", ending], SMALL,
                           RunOptions(trusted=True, secret=b"k"))
-    assert outcome.status == status, outcome
+    # Seen here: gVisor's sandbox, OOM-killed whole, now and then exits 137 without the engine's
+    # OOMKilled flag, which reads as a signal.
+    assert outcome.status == status or (sandbox.name, outcome.status) == ("docker-runsc", "signal"), outcome
     assert outcome.checkpoint == b"second", (outcome.checkpoint or b"")[:40]
     if outcome.stdout:  # gone with the sandbox where it died whole
         assert outcome.stdout == b"True True False\n"
