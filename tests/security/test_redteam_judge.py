@@ -327,6 +327,40 @@ def test_running_out_of_memory_on_a_hidden_input_reads_as_any_failure(tmp_path, 
     assert shown[0] == shown[1], shown
 
 
+# Two hidden checks: the student answers the first right and, on the second, fails or fills the
+# memory by that input's last digit. Where the whole sandbox dies (gVisor), the judge's last
+# checkpoint keeps the first hidden check passed and fails the second, as any failure of it reads.
+TWO_HIDDEN_CHECKS = HIDDEN_CHECKS + """
+@check(points=1)
+def echoes_a_second_hidden_input(student, reference, rng):
+    close(student.echo("second-" + SECRET), reference.echo("second-" + SECRET))
+"""
+SECOND_HIDDEN_READER = SOLUTION + """
+def echo(text):
+    if not text.startswith("second-"):
+        return text
+    if text.endswith(str(5)):
+        return bytearray(2 ** 40)
+    return "wrong"
+"""
+
+
+def test_running_out_of_memory_on_a_later_hidden_input_keeps_the_earlier_ones(tmp_path, sandbox):
+    shown, logs = [], []
+    for way in (0, MEMORY):
+        checks = f"SECRET = 'hidden-input-{way}'\n" + TWO_HIDDEN_CHECKS
+        solution = SOLUTION + "\ndef echo(t):\n    return t\n"
+        verdict = grade(exercise(tmp_path / str(way), checks=checks, solution=solution, toml=TOML),
+                        SECOND_HIDDEN_READER, sandbox)
+        shown.append(shown_to_the_student(verdict))
+        logs.append(" ".join(verdict.operator_log))
+    assert shown[0] == shown[1], shown
+    assert [(row["passed"], row["message_id"]) for row in shown[0][2]] == [
+        (True, "check.passed"), (True, "check.passed"), (False, "hidden.failed")]
+    if sandbox.name == "docker-runsc":  # the death this is about, and only the operators hear of it
+        assert "died after a hidden input" in logs[1] and "died" not in logs[0], logs
+
+
 # The host's load while the grading ran is shown under "How it was measured", and a process
 # that saw a hidden input could spin up tasks, or not: the summary stops at the first hidden
 # input. The sampler takes one sample per SAMPLE_EVERY_S at most, so a summary that kept a
