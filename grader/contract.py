@@ -432,6 +432,26 @@ def proves_judge(document: bytes, mac: bytes | None, key: bytes) -> bool:
     return bool(key) and mac is not None and hmac.compare_digest(result_mac(document, key), mac.strip())
 
 
+# A checkpoint is a result document the judge hands the host while it runs (before each hidden
+# input goes out: the result this grading has if the sandbox dies from then on), signed like a
+# result but under its own label, so that neither can be passed off as the other.
+_CHECKPOINT_LABEL = b"graphdojo checkpoint\0"
+
+
+def seal_checkpoint(document: bytes, key: bytes) -> bytes:
+    """What the judge hands over: hex HMAC-SHA256 of the label and the document, a newline, the document."""
+    return hmac.new(key, _CHECKPOINT_LABEL + document, hashlib.sha256).hexdigest().encode() + b"\n" + document
+
+
+def open_checkpoint(sealed: bytes, key: bytes) -> bytes | None:
+    """The document of a checkpoint the holder of ``key`` sealed; None for anything else."""
+    mac, newline, document = sealed.partition(b"\n")
+    if not key or not newline:
+        return None
+    expected = hmac.new(key, _CHECKPOINT_LABEL + document, hashlib.sha256).hexdigest().encode()
+    return document if hmac.compare_digest(expected, mac) else None
+
+
 def cap_text(data: bytes, limit: int = FEEDBACK_BYTES) -> str:
     """Decode program output for feedback, keeping at most ``limit`` bytes and saying what was cut."""
     text = data[:limit].decode("utf-8", "replace")

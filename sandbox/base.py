@@ -64,7 +64,8 @@ class RunOptions:
     # A trusted program (a judge) keeps root inside the sandbox, forks its workers from the
     # clean, preloaded zygote (sandbox/zygote.py) and confines them itself, and alone reads
     # ``secret`` (from descriptor SECRET_FD_ENV names, never an environment variable or a
-    # file). Every other program runs as the lent uid with no capabilities.
+    # file). Every other program runs as the lent uid with no capabilities. A trusted program
+    # may also hand over checkpoints while it runs (CHECKPOINT_FD_ENV; ``Outcome.checkpoint``).
     trusted: bool = False
     secret: bytes | None = None
 
@@ -85,6 +86,12 @@ class Outcome:
     max_rss_bytes: int
     backend: str
     notes: list[str] = dataclasses.field(default_factory=list)
+    # The last checkpoint the trusted program handed over (framing.hand_checkpoint), which the
+    # host received before the sandbox ended, however it ended; None when it handed none.
+    checkpoint: bytes | None = None
+    # How a sandbox that gave no report ended, as the host saw it (also the last of ``notes``);
+    # "" when the bootstrap reported.
+    ending: str = ""
 
 
 class Sandbox(abc.ABC):

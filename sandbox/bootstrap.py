@@ -30,7 +30,9 @@ it runs as the uid the host lent (``CHILD_UID_ENV``), with no capabilities, no w
 the syscall filter, and a home of its own (zygote.py ``confine``); its files and ``out/``
 are its own. A trusted program (the judge) keeps root inside the sandbox, is never
 dumpable, gets the socket to the zygote as descriptor 3 and the run's secret, which only
-it receives, on a pipe at descriptor 4 (read it, then close it).
+it receives, on a pipe at descriptor 4 (read it, then close it), and the checkpoint channel at
+descriptor 5: what it hands over there (framing.py ``hand_checkpoint``) is passed on to the host
+before the bootstrap answers, so the host holds it even if the sandbox dies right after.
 
 As PID 1 the bootstrap first makes /tmp writable by root alone: each family's home is
 made there by a trusted process (zygote.py ``make_home``), and no untrusted process can
@@ -50,6 +52,13 @@ import time
 from typing import IO, cast
 
 from sandbox.framing import (
+    CHECKPOINT_FD,
+    CHECKPOINT_FD_ENV,
+    CHECKPOINT_FRAME,
+    CHECKPOINT_MAX_BYTES,
+    CHECKPOINT_REFUSED,
+    CHECKPOINT_TAKEN,
+    CHECKPOINTS_MAX_BYTES,
     CHILD_UID_ENV,
     OUTPUT_DIR,
     PRELOADED_ENV,
@@ -60,6 +69,7 @@ from sandbox.framing import (
     ZYGOTE_FD_ENV,
     Job,
     Report,
+    pack_checkpoint,
     pack_report,
     read_job,
 )
@@ -251,14 +261,19 @@ def give_tree(top: str, uid: int) -> None:
     os.chown(top, uid, uid, follow_symlinks=False)
 
 
-def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.socket | None) -> int:
+def start_child(
+    job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.socket | None
+) -> tuple[int, socket.socket | None]:
+    """Start the program; its pid, and for a trusted program this end of its checkpoint channel."""
     argv = list(job["argv"])
     limits = job["limits"]
     trusted = bool(job.get("trusted"))
     uid = untrusted_uid(job)
     secret_r = secret_w = -1
+    checkpoints = program_end = None
     if trusted:
         secret_r, secret_w = os.pipe()
+        checkpoints, program_end = socket.socketpair()
     # An untrusted program sees a /proc of its own where the sandbox can give one (zygote.py):
     # neither this bootstrap nor the zygote is there to name.
     namespaces = own_pid_namespaces()  # here, in PID 1: the child's pid is not 1
@@ -269,7 +284,8 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.s
             os.close(secret_r)
             _write_all(secret_w, bytes.fromhex(job.get("secret") or ""))
             os.close(secret_w)
-        return pid
+            cast(socket.socket, program_end).close()
+        return pid, checkpoints
     try:
         os.setsid()
         if own_namespace:
@@ -292,7 +308,9 @@ def start_child(job: Job, workdir: str, out_w: int, err_w: int, zygote: socket.s
             os.close(secret_w)
             os.dup2(secret_r, SECRET_FD)
             env[SECRET_FD_ENV] = str(SECRET_FD)
-            first_free = SECRET_FD + 1
+            os.dup2(cast(socket.socket, program_end).fileno(), CHECKPOINT_FD)
+            env[CHECKPOINT_FD_ENV] = str(CHECKPOINT_FD)
+            first_free = CHECKPOINT_FD + 1
         os.closerange(first_free, 1024)
         for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
@@ -348,6 +366,61 @@ def _kill_everything(child: int, is_init: bool) -> None:
             pass
 
 
+class Checkpoints:
+    """The bootstrap's end of a trusted program's checkpoint channel: each checkpoint whole is
+    written to the host (stdout, blocking) before the program hears CHECKPOINT_TAKEN, so the
+    host has it before the program goes on. At most CHECKPOINTS_MAX_BYTES per run."""
+
+    def __init__(self, channel: socket.socket):
+        self.channel = channel
+        channel.setblocking(False)
+        self.buffer = bytearray()
+        self.sent = 0
+
+    def fileno(self) -> int:
+        return self.channel.fileno()
+
+    def read(self) -> bool:
+        """Take what the program sent; False once the channel is closed (then this is done)."""
+        try:
+            chunk = self.channel.recv(PIPE_CHUNK)
+        except BlockingIOError:
+            return True
+        except OSError:
+            chunk = b""
+        if not chunk:
+            return False
+        self.buffer += chunk
+        while len(self.buffer) >= 4:
+            size = int.from_bytes(self.buffer[:4], "big")
+            if size > CHECKPOINT_MAX_BYTES:
+                self._answer(CHECKPOINT_REFUSED)
+                return False  # no way to find the next frame: the program learns it was refused
+            if len(self.buffer) < 4 + size:
+                break
+            payload = bytes(self.buffer[4:4 + size])
+            del self.buffer[:4 + size]
+            if self.sent + CHECKPOINT_FRAME + size > CHECKPOINTS_MAX_BYTES:
+                self._answer(CHECKPOINT_REFUSED)
+                continue
+            _write_all(1, pack_checkpoint(payload))
+            self.sent += CHECKPOINT_FRAME + size
+            self._answer(CHECKPOINT_TAKEN)
+        return True
+
+    def _answer(self, answer: bytes) -> None:
+        try:
+            self.channel.setblocking(True)
+            self.channel.sendall(answer)
+        except OSError:
+            pass
+        finally:
+            self.channel.setblocking(False)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
 def supervise(job: Job, zygote: socket.socket | None) -> tuple[Report, bytes, bytes, bytes]:
     limits = job["limits"]
     workdir = job["workdir"]
@@ -355,7 +428,8 @@ def supervise(job: Job, zygote: socket.socket | None) -> tuple[Report, bytes, by
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     started = time.monotonic()
-    child = start_child(job, workdir, out_w, err_w, zygote)
+    child, channel = start_child(job, workdir, out_w, err_w, zygote)
+    checkpoints = Checkpoints(channel) if channel is not None else None
     os.close(out_w)
     os.close(err_w)
     if zygote is not None:
@@ -368,6 +442,15 @@ def supervise(job: Job, zygote: socket.socket | None) -> tuple[Report, bytes, by
     for fd in kept:
         os.set_blocking(fd, False)
         selector.register(fd, selectors.EVENT_READ)
+    if checkpoints is not None:
+        selector.register(checkpoints.fileno(), selectors.EVENT_READ)
+
+    def stop_checkpoints() -> None:
+        nonlocal checkpoints
+        if checkpoints is not None:
+            selector.unregister(checkpoints.fileno())
+            checkpoints.close()
+            checkpoints = None
 
     stopped_by: str | None = None
     child_status: int | None = None
@@ -390,6 +473,10 @@ def supervise(job: Job, zygote: socket.socket | None) -> tuple[Report, bytes, by
 
     while True:
         for key, _ in selector.select(POLL_S):
+            if checkpoints is not None and key.fd == checkpoints.fileno():
+                if not checkpoints.read():
+                    stop_checkpoints()
+                continue
             drain(key.fd)
             if stopped_by is None and seen[key.fd] > cap:
                 stopped_by = "output_limit"
@@ -407,6 +494,7 @@ def supervise(job: Job, zygote: socket.socket | None) -> tuple[Report, bytes, by
         if child_status is not None or stopped_by is not None:
             # again on every turn: a process caught mid-fork may have left a child behind
             _kill_everything(child, is_init)  # a double-forked daemon dies with its program
+            stop_checkpoints()  # nothing handed over once the program is done or stopped
         if child_status is not None and not selector.get_map():
             break
         used = resource.getrusage(RUSAGE_CHILDREN)

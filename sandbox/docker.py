@@ -51,6 +51,7 @@ from sandbox.protocol import (
     failed_outcome,
     outcome_from_report,
     report_budget,
+    split_stream,
 )
 
 if TYPE_CHECKING:
@@ -320,7 +321,7 @@ class DockerSandbox(Sandbox):
                     attached.send(job_for(attached))
                 except OSError as error:
                     raise SandboxUnavailable(f"the sandbox container did not take its job: {error}") from None
-            return self._execute(attached, limits, ["warm pool"] if warm else [])
+            return self._execute(attached, limits, ["warm pool"] if warm else [], trusted=options.trusted)
         finally:
             self.discard(attached)
 
@@ -346,37 +347,38 @@ class DockerSandbox(Sandbox):
             raise SandboxUnavailable(f"cannot start a sandbox container: {error}") from None
         return attached
 
-    def _execute(self, attached: _Attached, limits: Limits, notes: list[str]) -> Outcome:
+    def _execute(self, attached: _Attached, limits: Limits, notes: list[str], *, trusted: bool = False) -> Outcome:
         """Read the report of a container that has its job; stop it at the host's deadline."""
         started = time.monotonic()
         deadline = started + STARTUP_GRACE_S + limits.wall_s + HOST_GRACE_S
-        ended = attached.read_until(deadline, report_budget(limits) + len(READY))
+        ended = attached.read_until(deadline, report_budget(limits, trusted=trusted) + len(READY))
         killed_by_host = ended != "eof"
         if killed_by_host:
             _kill(attached.container)
         exit_code, oom_flag = _wait_exit(attached.container)
         wall = time.monotonic() - started
-        stdout = bytes(attached.stdout)
-        report = stdout[len(READY):] if stdout.startswith(READY) else stdout
+        # What the program handed over before the end reached the host even if no report did.
+        checkpoint, report = split_stream(bytes(attached.stdout))
         if ended == "deadline":
-            return failed_outcome("timeout", self.name, wall, [*notes, "killed by the host: wall clock"])
+            return failed_outcome("timeout", self.name, wall, notes, "killed by the host: wall clock", checkpoint)
         if ended != "eof":
-            return failed_outcome("sandbox_error", self.name, wall, [*notes, f"killed by the host: {ended}"])
+            return failed_outcome("sandbox_error", self.name, wall, notes, f"killed by the host: {ended}", checkpoint)
         try:
-            return outcome_from_report(report, limits, self.name, oom_seen=oom_flag, notes=notes)
+            return outcome_from_report(report, limits, self.name, oom_seen=oom_flag, notes=notes, checkpoint=checkpoint)
         except ProtocolError as error:
             # Under runc only the OOM killer can SIGKILL PID 1 from inside (the host did
             # not), even when the engine's OOMKilled flag is unset. gVisor lets the program
             # kill PID 1, but then sets OOMKilled faithfully.
             if oom_flag or (exit_code == 137 and self.runtime == "runc"):
-                return failed_outcome("memory", self.name, wall, [*notes, "the sandbox was OOM-killed"])
+                return failed_outcome("memory", self.name, wall, notes, "the sandbox was OOM-killed", checkpoint)
             if exit_code is not None and exit_code > 128:
                 outcome = failed_outcome(
-                    "signal", self.name, wall, [*notes, "the program killed the sandbox's supervisor"])
+                    "signal", self.name, wall, notes, "the program killed the sandbox's supervisor", checkpoint)
                 outcome.signal = exit_code - 128
                 return outcome
             detail = bytes(attached.stderr).decode(errors="replace").strip()[-2000:]
-            return failed_outcome("sandbox_error", self.name, wall, [*notes, f"{error}; exit {exit_code}: {detail}"])
+            return failed_outcome(
+                "sandbox_error", self.name, wall, notes, f"{error}; exit {exit_code}: {detail}", checkpoint)
 
     def discard(self, attached: _Attached) -> None:
         attached.close()

@@ -4,7 +4,13 @@ both sides use (paths inside, environment variables, descriptors).
 
     bootstrap -> host   READY, once it can take a job
     host -> bootstrap   u32 length + JSON job, then u64 length + a tar of the files
+    bootstrap -> host   any number of CHECKPOINT_TAG + u32 length + bytes, while the program runs
     bootstrap -> host   u32 length + JSON report, then the stdout, stderr and tar bytes it sizes
+
+A checkpoint is what a trusted program hands the host while it runs (``hand_checkpoint``),
+passed on by the bootstrap at once: the host keeps the last one whatever becomes of the
+sandbox afterwards, even when it dies with no report (the judge: the result it has if it dies
+from then on). A report's first byte is 0 (its header is under 64 KiB), a checkpoint's is not.
 
 The host (protocol.py, the backends, delegation.py, cgroups.py), the bootstrap
 (bootstrap.py), the zygote (zygote.py) and the judge all import this module. Nothing of this
@@ -14,6 +20,7 @@ repository exists inside a sandbox, so the bootstrap gets this file as part of i
 from __future__ import annotations
 
 import json
+import socket
 import struct
 from collections.abc import Callable
 from typing import Any, NotRequired, TypedDict
@@ -42,7 +49,8 @@ MEMINFO = "meminfo"
 # -- what the bootstrap gives a trusted program (the judge) --
 ZYGOTE_FD_ENV = "SANDBOX_ZYGOTE_FD"  # the judge's end of the zygote's socket
 SECRET_FD_ENV = "SANDBOX_SECRET_FD"  # the descriptor the run's secret is read from (never a variable or a file)
-ZYGOTE_FD, SECRET_FD = 3, 4  # ...and where they are
+CHECKPOINT_FD_ENV = "SANDBOX_CHECKPOINT_FD"  # the trusted program's end of the checkpoint channel
+ZYGOTE_FD, SECRET_FD, CHECKPOINT_FD = 3, 4, 5  # ...and where they are
 PRELOADED_ENV = "SANDBOX_PRELOADED"  # the modules imported before the job, comma-separated
 
 # -- the bytes between host and bootstrap --
@@ -50,6 +58,13 @@ READY = b"GDREADY\n"
 REPORT_HEADER_MAX = 64 * 1024
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
+CHECKPOINT_TAG = b"GDCHECKPOINT"
+CHECKPOINT_FRAME = len(CHECKPOINT_TAG) + _U32.size  # the bytes around each checkpoint on the host's stream
+CHECKPOINT_MAX_BYTES = 2 << 20  # one checkpoint
+# Every checkpoint of one run together, frames included: what the host reads is bounded however
+# often a program hands one over. Past it the bootstrap refuses them.
+CHECKPOINTS_MAX_BYTES = 8 << 20
+CHECKPOINT_TAKEN, CHECKPOINT_REFUSED = b"\x01", b"\x00"  # the bootstrap's answer to the program
 
 
 class ProtocolError(Exception):
@@ -108,6 +123,43 @@ def pack_report(report: Report, stdout: bytes, stderr: bytes, files: bytes) -> b
     sized = {**report, "stdout_len": len(stdout), "stderr_len": len(stderr), "files_len": len(files)}
     header = json.dumps(sized).encode()
     return _U32.pack(len(header)) + header + stdout + stderr + files
+
+
+def pack_checkpoint(payload: bytes) -> bytes:
+    """A checkpoint as the bootstrap passes it to the host."""
+    return CHECKPOINT_TAG + _U32.pack(len(payload)) + payload
+
+
+def split_checkpoints(data: bytes) -> tuple[bytes | None, bytes]:
+    """The last whole checkpoint at the head of ``data`` (the bytes after READY), and what
+    follows them: the report. A checkpoint cut off (the sandbox died while passing it on) is
+    not one, and leaves no report."""
+    last, at = None, 0
+    while data.startswith(CHECKPOINT_TAG, at):
+        start = at + CHECKPOINT_FRAME
+        if len(data) < start:
+            return last, b""
+        (size,) = _U32.unpack(data[at + len(CHECKPOINT_TAG) : start])
+        if size > CHECKPOINT_MAX_BYTES or len(data) < start + size:
+            return last, b""
+        last, at = data[start : start + size], start + size
+    rest = data[at:]
+    return (last, b"") if rest and CHECKPOINT_TAG.startswith(rest) else (last, rest)
+
+
+def hand_checkpoint(fd: int, payload: bytes) -> bool:
+    """The trusted program's side: hand ``payload`` to the bootstrap on the checkpoint channel
+    (``CHECKPOINT_FD``) and wait until it has passed it on to the host. False when it was
+    refused (too large, or past the run's budget) or the channel is gone."""
+    channel = socket.socket(fileno=fd)
+    try:
+        # MSG_NOSIGNAL: a bootstrap that closed the channel (a refusal) is an answer, not a SIGPIPE.
+        channel.sendall(_U32.pack(len(payload)) + payload, socket.MSG_NOSIGNAL)
+        return channel.recv(1) == CHECKPOINT_TAKEN
+    except OSError:
+        return False
+    finally:
+        channel.detach()  # the descriptor stays the caller's
 
 
 def split_report(data: bytes) -> tuple[dict[str, Any], bytes, bytes, bytes]:

@@ -66,6 +66,7 @@ from sandbox.protocol import (
     failed_outcome,
     outcome_from_report,
     report_budget,
+    split_stream,
 )
 from sandbox.zygote import filter_program, filter_supported
 
@@ -135,7 +136,7 @@ class LocalSandbox(Sandbox):
             job = encode_job(files, argv, limits, env, workdir, extra, trusted=options.trusted,
                              secret=options.secret)
             return self._run(command, job, limits, cgroup, notes, memory_by_rlimit=cgroup is None,
-                             pass_fds=() if filter_fd is None else (filter_fd,))
+                             pass_fds=() if filter_fd is None else (filter_fd,), trusted=options.trusted)
         finally:
             if filter_fd is not None:
                 os.close(filter_fd)
@@ -201,7 +202,8 @@ class LocalSandbox(Sandbox):
         return command + [python, "-I", "-c", BOOTSTRAP_SOURCE]
 
     def _run(self, command: list[str], job: bytes, limits: Limits, cgroup: RunCgroup | None,
-             notes: list[str], memory_by_rlimit: bool, pass_fds: tuple[int, ...] = ()) -> Outcome:
+             notes: list[str], memory_by_rlimit: bool, pass_fds: tuple[int, ...] = (),
+             trusted: bool = False) -> Outcome:
         # The worker's environment (secrets included) never reaches the sandbox.
         env = {"PATH": "/usr/bin:/bin", "GD_CGROUP_PROCS": " ".join(cgroup.procs_files if cgroup else [])}
         # Join the cgroup before exec, so that nothing the sandbox forks escapes it.
@@ -212,7 +214,7 @@ class LocalSandbox(Sandbox):
             launcher + command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=env, start_new_session=True, close_fds=True, pass_fds=pass_fds)
         try:
-            stdout, stderr, ended = pump(process, job, report_budget(limits) + len(READY), deadline)
+            stdout, stderr, ended = pump(process, job, report_budget(limits, trusted=trusted) + len(READY), deadline)
         finally:
             if process.poll() is None:
                 _kill(process)
@@ -222,19 +224,20 @@ class LocalSandbox(Sandbox):
         wall = time.monotonic() - started
         oom = cgroup.oom_kills() > 0 if cgroup else False
         peak = cgroup.peak_bytes() if cgroup else 0
+        # What the program handed over before the end reached the host even if no report did.
+        checkpoint, report = split_stream(stdout)
         if ended != "eof":
             status: Status = "timeout" if ended == "deadline" else "sandbox_error"
-            return failed_outcome(status, self.name, wall, [*notes, f"stopped by the host: {ended}"])
-        report = stdout[len(READY):] if stdout.startswith(READY) else stdout
+            return failed_outcome(status, self.name, wall, notes, f"stopped by the host: {ended}", checkpoint)
         try:
             return outcome_from_report(report, limits, self.name, oom_seen=oom, peak_bytes=peak,
-                                       memory_by_rlimit=memory_by_rlimit, notes=notes)
+                                       memory_by_rlimit=memory_by_rlimit, notes=notes, checkpoint=checkpoint)
         except ProtocolError as error:
             if oom:
-                return failed_outcome("memory", self.name, wall, [*notes, "the sandbox was OOM-killed"])
+                return failed_outcome("memory", self.name, wall, notes, "the sandbox was OOM-killed", checkpoint)
             detail = stderr.decode(errors="replace").strip()[-2000:]
             return failed_outcome(
-                "sandbox_error", self.name, wall, [*notes, f"{error}; exit {process.returncode}: {detail}"])
+                "sandbox_error", self.name, wall, notes, f"{error}; exit {process.returncode}: {detail}", checkpoint)
 
 
 def _seccomp_fd() -> int:

@@ -13,7 +13,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from sandbox.base import Limits, Outcome, Status
-from sandbox.framing import OUTPUT_DIR, REPORT_HEADER_MAX, Job, JobLimits, pack_job, split_report
+from sandbox.framing import (
+    CHECKPOINTS_MAX_BYTES,
+    OUTPUT_DIR,
+    READY,
+    REPORT_HEADER_MAX,
+    Job,
+    JobLimits,
+    pack_job,
+    split_checkpoints,
+    split_report,
+)
 
 # The one script every sandbox runs (python -I -c): the runtime's modules installed under
 # their own names (sandbox.framing, sandbox.zygote) in a bare package, dependencies first,
@@ -75,9 +85,16 @@ def tar_of(files: Mapping[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def report_budget(limits: Limits) -> int:
-    """The most bytes an honest bootstrap report can take; more is a protocol error."""
-    return REPORT_HEADER_MAX + 2 * limits.output_bytes + 2 * limits.files_bytes + 1024 * 1024
+def report_budget(limits: Limits, *, trusted: bool = False) -> int:
+    """The most bytes an honest bootstrap report can take (with a trusted program's checkpoints
+    before it); more is a protocol error."""
+    checkpoints = CHECKPOINTS_MAX_BYTES if trusted else 0
+    return REPORT_HEADER_MAX + 2 * limits.output_bytes + 2 * limits.files_bytes + checkpoints + 1024 * 1024
+
+
+def split_stream(stdout: bytes) -> tuple[bytes | None, bytes]:
+    """What a sandbox wrote on its stdout, as (its last checkpoint, its report)."""
+    return split_checkpoints(stdout[len(READY):] if stdout.startswith(READY) else stdout)
 
 
 def files_from_tar(tar_bytes: bytes, cap: int) -> tuple[dict[str, bytes], bool]:
@@ -114,6 +131,7 @@ def outcome_from_report(
     peak_bytes: int = 0,
     memory_by_rlimit: bool = False,
     notes: Sequence[str] = (),
+    checkpoint: bytes | None = None,
 ) -> Outcome:
     """Decide the status from a bootstrap report plus what the host knows of the memory cgroup."""
     report, stdout, stderr, tar_bytes = split_report(data)
@@ -155,13 +173,18 @@ def outcome_from_report(
         max_rss_bytes=peak,
         backend=backend,
         notes=[*notes, *[str(n) for n in report.get("notes") or []][:20]],
+        checkpoint=checkpoint,
     )
 
 
-def failed_outcome(status: Status, backend: str, wall_s: float, notes: Sequence[str]) -> Outcome:
-    """An outcome for a sandbox that gave no report (killed by the host, or broken)."""
+def failed_outcome(
+    status: Status, backend: str, wall_s: float, notes: Sequence[str], ending: str, checkpoint: bytes | None = None
+) -> Outcome:
+    """An outcome for a sandbox that gave no report (killed by the host, or broken): ``notes``
+    are the run's own, ``ending`` how it ended."""
     return Outcome(
         status=status, exit_code=None, signal=None, stdout=b"", stderr=b"",
         stdout_truncated=False, stderr_truncated=False, files={}, files_truncated=False,
-        wall_s=wall_s, cpu_s=0.0, max_rss_bytes=0, backend=backend, notes=list(notes),
+        wall_s=wall_s, cpu_s=0.0, max_rss_bytes=0, backend=backend, notes=[*notes, ending],
+        checkpoint=checkpoint, ending=ending,
     )

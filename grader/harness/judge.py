@@ -24,6 +24,9 @@ student's process does is shown but whether each hidden check passed: a failed o
 "a hidden check failed" and is a wrong answer, however it failed (contract.hidden_failure),
 what the student printed from then on is cut whether or not there was any, and the host's
 load is shown as it was before (``before_hidden_s``). Nothing the student prints is parsed.
+Before each hidden input goes out, the judge hands the host a checkpoint (``checkpoint``): the
+result this grading has if the sandbox dies from then on, that hidden check and every later
+one failed, so a whole-sandbox death reads as any hidden failure (grader/host/pipeline.py).
 Every row's message is a messages.Message. Judge tracebacks go to the result's
 ``operator_log`` (for the operators, never shown to students).
 """
@@ -43,6 +46,7 @@ import tempfile
 import time
 import traceback
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -72,7 +76,7 @@ from grader.harness.programs import (
 )
 from grader.harness.wire import MAX_FRAME_BYTES
 from grader.harness.worker import HEAVY_MODULES
-from sandbox.framing import PRELOADED_ENV, SECRET_FD_ENV
+from sandbox.framing import CHECKPOINT_FD_ENV, PRELOADED_ENV, SECRET_FD_ENV, hand_checkpoint
 
 if TYPE_CHECKING:
     from importlib.abc import Loader
@@ -111,6 +115,9 @@ class Judge:
         self.began = time.monotonic()
         # Seconds from the judge's start to the first hidden input it sent (None: it sent none).
         self.before_hidden_s: float | None = None
+        # Passes a checkpoint to the host, returning once the host holds it (main() sets it
+        # where the sandbox gave a channel; a judge run by hand has none and needs none).
+        self.hand_over: Callable[[ResultDocument], None] | None = None
 
     # -- setup ------------------------------------------------------------------------
 
@@ -196,18 +203,37 @@ class Judge:
         except (ProgramError, ProgramStopped) as error:
             raise RuntimeError(f"the reference solution did not load: {error}") from None
         self.student.budget_s = float(self.limits["wall_s"])
-        rows = self._run_all()
+        return self._document(self._run_all())
+
+    def _document(self, rows: list[CheckRow]) -> ResultDocument:
         perf = {"cases": self.perf_reports, "before_hidden_s": self.before_hidden_s} if self.perf_reports else None
         return ResultDocument(
             checks=rows,
             perf=perf,
             stdout=self._feedback(self.outputs["stdout"]),
             stderr=self._feedback(self.outputs["stderr"]),
-            notes=self.notes,
+            notes=list(self.notes),
             isolated=self.isolated,
             operator_log=OPERATOR_LOG[-20:],
             fresh_imports=self._fresh_imports(),
         )
+
+    def checkpoint(self, rows: list[CheckRow]) -> None:
+        """Hand the host the result of a sandbox that dies from now on, before a hidden input goes out.
+
+        Without it, a student that filled the whole sandbox's memory after it saw a hidden input
+        (gVisor bounds no process family's memory) made the verdict MEMORY_LIMIT with no rows
+        instead of a failed hidden check: one bit per grading. With it, that death reads as this
+        hidden check and every later one failing, rows the student could have had by failing
+        them in any other way; everything else of the document is what the final one would
+        say, since nothing of it changes after the first hidden input (the student's output is
+        sealed, the speed cases ran before, and notes come only while its code loads)."""
+        if self.hand_over is None:
+            return
+        pending = self.checks[len(rows):]
+        died = [_row(case, CaseOutcome(False, contract.HIDDEN_FAILURE_KIND, Message(contract.HIDDEN_FAILED)))
+                for case in pending]
+        self.hand_over(self._document(rows + died))
 
     def _fresh_imports(self) -> list[str]:
         """Heavy modules imported during this grading rather than inherited from the preload."""
@@ -219,7 +245,7 @@ class Judge:
         self.perf_reports: list[dict[str, Any]] = []
         stopped = self._load_student()  # once set, every remaining case ends this way
         correctness_failed = False
-        rows = []
+        rows: list[CheckRow] = []
         for case in self.checks:
             if stopped is not None:
                 outcome = stopped
@@ -232,6 +258,8 @@ class Judge:
                     for capture in self.outputs.values():
                         capture.seal()
                     self.before_hidden_s = round(time.monotonic() - self.began, 3)
+                if not case.visible and not case.is_perf:
+                    self.checkpoint(rows)
                 outcome = self._run_perf(case) if case.is_perf else self._run_check(case)
                 correctness_failed |= not outcome.passed and not case.is_perf
                 if self._printed_too_much():
@@ -619,6 +647,20 @@ def take_secret() -> bytes:
         return pipe.read(4096)
 
 
+def take_checkpoint_channel() -> int | None:
+    """The descriptor the sandbox handed this process alone to pass checkpoints on; None without one."""
+    fd = os.environ.pop(CHECKPOINT_FD_ENV, "")
+    return int(fd) if fd.isdigit() else None
+
+
+def checkpoint_sender(fd: int, key: bytes) -> Callable[[ResultDocument], None]:
+    def hand_over(document: ResultDocument) -> None:
+        if not hand_checkpoint(fd, contract.seal_checkpoint(document.to_json(), key)):
+            # No hidden input goes out unless a death from then on reads as a hidden failure.
+            raise RuntimeError("the sandbox did not take the judge's checkpoint")
+    return hand_over
+
+
 def reserve_result(out: Path) -> Path:
     """Take the result's pages up front, so that a student filling the disk cannot stop the result."""
     out.mkdir(exist_ok=True)
@@ -641,11 +683,14 @@ def write_result(path: Path, document: ResultDocument, key: bytes) -> None:
 def main(argv: list[str]) -> int:
     """``python3 -m grader.harness OUT_DIR``: judge the bundle in the current folder, the result into OUT_DIR."""
     key = take_secret()
+    channel = take_checkpoint_channel()
     root = Path.cwd()
     result = reserve_result(root / argv[0])
     judge = None
     try:
         judge = Judge(root)
+        if channel is not None:
+            judge.hand_over = checkpoint_sender(channel, key)
         document = judge.run()
     except BaseException:  # noqa: B036 - whatever happens, the host gets a document
         # The traceback names lines of the hidden checks: for the operators only.

@@ -15,6 +15,10 @@ Nothing of what a student's process did after it saw a hidden input reaches the 
 whether each hidden check passed: a hidden check's row is rebuilt here from its name and
 points alone (``shown_rows``), and the host's load is summarised up to the judge's first
 hidden input (``before_hidden_s``), so neither a kind of failure nor tasks spun up then shows.
+Nor does a death of the whole sandbox: before each hidden input the judge hands over a signed
+checkpoint, the result of a run that dies from then on (that hidden check and every later one
+failed), and a run that ends with no result after one reads exactly as that result
+(``died_after_hidden_input``).
 """
 from __future__ import annotations
 
@@ -41,6 +45,10 @@ GRADER_DIR = Path(__file__).resolve().parent.parent
 _OUTCOME_VERDICTS = {"timeout": Kind.TIME_LIMIT, "memory": Kind.MEMORY_LIMIT, "output_limit": Kind.OUTPUT_LIMIT}
 _LIMIT_TEXTS = {
     "timeout": "time limit reached", "memory": "memory limit reached", "output_limit": "output limit reached"}
+# How a sandbox may end with no result that a student's process can have caused: a limit of the
+# whole run, or a trusted process killed by a signal (state the student planted is the student's).
+# sandbox_error is never the program's doing (sandbox/README.md), and stays ours: retried.
+_DEATHS = frozenset({*_OUTCOME_VERDICTS, "signal"})
 
 
 Attempt = Literal["only", "first", "last"]
@@ -194,9 +202,13 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec, key: bytes) -> Verdic
     }
     notes = list(outcome.notes)
     raw = outcome.files.get(f"{OUTPUT_DIR}/{contract.RESULT_FILE}")
+    mac = outcome.files.get(f"{OUTPUT_DIR}/{contract.RESULT_MAC_FILE}")
     document, problem = None, "no result file"
-    if raw is not None and not contract.proves_judge(raw, outcome.files.get(f"{OUTPUT_DIR}/{contract.RESULT_MAC_FILE}"),
-                                                     key):
+    if raw is not None and mac is not None and not mac.strip():
+        # The pages the judge reserved, never signed: it died before it wrote its result
+        # (killed with the sandbox's bootstrap still alive). No one claimed to be the judge.
+        raw, problem = None, "the judge died before it wrote its result"
+    if raw is not None and not contract.proves_judge(raw, mac, key):
         log.critical("ALARM: exercise %s: a result file that the judge did not sign; not a verdict, retried",
                      exercise.id)
         return Verdict.internal_error("the result was not signed by the judge", notes=notes, **common)
@@ -206,16 +218,25 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec, key: bytes) -> Verdic
         except ContractError as error:
             problem = str(error)
     if document is None:
+        document, said = died_after_hidden_input(outcome, exercise, key)
+        common["operator_log"] = said
+        if document is not None:
+            # Read as the judge's own result, with what the run said before it ended: how the
+            # sandbox ended (OOM-killed, a limit) is for the operators.
+            notes = [note for note in notes if note != outcome.ending]
+            document.operator_log = [*document.operator_log, *said]
+    if document is None:
         if outcome.status in _OUTCOME_VERDICTS:
             # Which limit, without its numbers: the run may have been stopped after a hidden
             # input reached the student, whose process then chose how long and how much.
             kind = _OUTCOME_VERDICTS[outcome.status]
             return Verdict.without_checks(
                 kind, f"the whole run was stopped: {_LIMIT_TEXTS[outcome.status]}", notes=notes,
-                operator_log=[f"the whole run was stopped: {_status_text(outcome)}"], **common
+                operator_log=[*common.pop("operator_log", []), f"the whole run was stopped: {_status_text(outcome)}"],
+                **common
             )
         # The judge's stderr is a traceback that names hidden files: for the operators only.
-        operator_log = _judge_stderr(outcome)
+        operator_log = [*common.pop("operator_log", []), *_judge_stderr(outcome)]
         log.error("the judge left no result: %s", operator_log)
         return Verdict.internal_error(
             f"the judge left no result this host can read ({problem}; {_status_text(outcome)})",
@@ -242,6 +263,43 @@ def verdict_from(outcome: Outcome, exercise: ExerciseSpec, key: bytes) -> Verdic
         notes=document.notes + notes,
         **common,
     )
+
+
+def died_after_hidden_input(
+    outcome: Outcome, exercise: ExerciseSpec, key: bytes
+) -> tuple[ResultDocument | None, list[str]]:
+    """For a run that left no result: the judge's last checkpoint as its result when the sandbox
+    died after a hidden input went out, and what the operators are told of it. None when no
+    hidden input went out (no checkpoint: the death reads as what it was), when the run did not
+    end in a way the student's process can cause, or when the checkpoint proves nothing.
+
+    Why every such death reads the same as the hidden check failing: a process that saw a hidden
+    input picks how it fails, and any sign of how (the verdict's kind, rows, score, notes, output,
+    or a retry for a fault that is not one) would carry hidden data out. The sandbox's usage
+    numbers (its wall time, CPU and peak memory) go to the operators only, as for every verdict;
+    when the verdict comes stays the student's to choose, as a hidden check that sleeps to its
+    time limit already does (README.md, invariant 4)."""
+    if outcome.checkpoint is None:
+        return None, []
+    if outcome.status not in _DEATHS:
+        return None, [f"the judge's checkpoint was not used: {_status_text(outcome)}"]
+    raw = contract.open_checkpoint(outcome.checkpoint, key)
+    if raw is None:
+        # Only the judge holds the key: anything else on the channel is a trusted process
+        # subverted. Not a verdict; the run reads as what the sandbox saw.
+        log.critical("ALARM: exercise %s: a checkpoint that the judge did not sign; ignored", exercise.id)
+        return None, ["ALARM: a checkpoint that the judge did not sign was ignored"]
+    try:
+        document = ResultDocument.from_json(raw)
+    except ContractError as error:
+        log.error("exercise %s: an unreadable checkpoint (%s); ignored", exercise.id, error)
+        return None, [f"an unreadable checkpoint was ignored: {error}"]
+    if document.internal_error is not None or not document.checks:
+        return None, ["a checkpoint with no checks was ignored"]
+    log.warning("exercise %s: the sandbox died after a hidden input (%s): read as a failed hidden check",
+                exercise.id, _status_text(outcome))
+    return document, [f"the sandbox died after a hidden input ({_status_text(outcome)}): "
+                      "read as the judge's last checkpoint, a failed hidden check"]
 
 
 def _status_text(outcome: Outcome) -> str:

@@ -8,12 +8,14 @@ import tarfile
 import pytest
 
 from sandbox import Limits
-from sandbox.framing import pack_report, read_job
+from sandbox.framing import CHECKPOINTS_MAX_BYTES, READY, pack_checkpoint, pack_report, read_job
 from sandbox.protocol import (
     encode_job,
+    failed_outcome,
     files_from_tar,
     outcome_from_report,
     report_budget,
+    split_stream,
     tar_of,
 )
 from tests.sandbox.test_framing import report
@@ -86,3 +88,15 @@ def test_a_memory_error_without_a_memory_cgroup_is_the_memory_limit():
 def test_the_report_budget_covers_an_honest_report_and_no_more():
     honest = pack_report(report(notes=["n"] * 10), b"o" * 1000, b"e" * 1000, b"f" * 100)
     assert len(honest) <= report_budget(LIMITS) < len(honest) + 2 * 2**20
+    # A trusted program's checkpoints come before its report: room for all it may hand over.
+    assert report_budget(LIMITS, trusted=True) == report_budget(LIMITS) + CHECKPOINTS_MAX_BYTES
+
+
+def test_the_last_checkpoint_travels_in_the_outcome_with_a_report_or_without_one():
+    checkpoint, rest = split_stream(READY + pack_checkpoint(b"old") + pack_checkpoint(b"new") + pack_report(
+        report(), b"out", b"", b""))
+    outcome = outcome_from_report(rest, LIMITS, "test", checkpoint=checkpoint)
+    assert (outcome.status, outcome.stdout, outcome.checkpoint, outcome.ending) == ("ok", b"out", b"new", "")
+    died = failed_outcome("memory", "test", 1.0, ["warm pool"], "the sandbox was OOM-killed", checkpoint)
+    assert died.checkpoint == b"new" and died.notes == ["warm pool", "the sandbox was OOM-killed"]
+    assert died.ending == "the sandbox was OOM-killed"  # how it ended, told apart from the run's own notes

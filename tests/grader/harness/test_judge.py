@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from grader.harness import stats
 from grader.host.pipeline import bundle_for
 from grader.host.spec import load_exercise
 from grader.host.verdict import overall_kind
+from sandbox.framing import CHECKPOINT_FD_ENV, CHECKPOINT_REFUSED, CHECKPOINT_TAKEN, SECRET_FD_ENV
 from testbed.exercises import CHECKS, TOML, make_exercise
 
 SOLUTION = "def add(a, b):\n    return a + b\n"
@@ -124,6 +127,82 @@ def test_the_judges_own_failure_is_still_a_document(tmp_path, spec):
     # The traceback names lines of the hidden checks: only the operators' log holds it.
     assert document.internal_error is not None and "KeyError" not in document.internal_error
     assert "KeyError" in document.operator_log[-1]
+
+
+# --- checkpoints: the result of a sandbox that dies after a hidden input ------------------------
+
+TWO_HIDDEN = CHECKS + """
+@check(points=3)
+def adds_large_numbers(student, reference, rng):
+    close(student.add(1e6, 2e6), reference.add(1e6, 2e6))
+"""
+KEY = b"this run's secret"
+
+
+class Bootstrap:
+    """The bootstrap's side of the judge's checkpoint channel: takes (or refuses) each one."""
+
+    def __init__(self, refuse: bool = False):
+        self.judges_end, self.end = socket.socketpair()
+        self.refuse = refuse
+        self.taken: list[bytes] = []
+        self.thread = threading.Thread(target=self._take, daemon=True)
+        self.thread.start()
+
+    def _take(self):
+        while header := self.end.recv(4, socket.MSG_WAITALL):
+            payload = self.end.recv(int.from_bytes(header, "big"), socket.MSG_WAITALL)
+            if not self.refuse:
+                self.taken.append(payload)
+            self.end.sendall(CHECKPOINT_REFUSED if self.refuse else CHECKPOINT_TAKEN)
+
+
+def judge_in_a_sandbox(tmp_path: Path, spec, code: str, bootstrap: Bootstrap) -> ResultDocument:
+    """The judge as the bootstrap starts it: the run's secret on a pipe, the checkpoint channel."""
+    for name, data in bundle_for(spec, code, 7).items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    secret_r, secret_w = os.pipe()
+    os.write(secret_w, KEY)
+    os.close(secret_w)
+    channel = bootstrap.judges_end.fileno()
+    env = {"PATH": os.environ["PATH"], contract.UNISOLATED_ENV: "1", "PYTHONPATH": str(ROOT),
+           SECRET_FD_ENV: str(secret_r), CHECKPOINT_FD_ENV: str(channel)}
+    subprocess.run([sys.executable, "-m", "grader.harness", "out"], cwd=tmp_path, env=env, capture_output=True,
+                   timeout=120, pass_fds=(secret_r, channel), check=True)
+    os.close(secret_r)
+    bootstrap.judges_end.close()
+    bootstrap.thread.join(timeout=10)
+    return ResultDocument.from_json((tmp_path / "out" / contract.RESULT_FILE).read_bytes())
+
+
+def test_before_each_hidden_input_the_judge_hands_over_the_result_of_a_death_from_then_on(tmp_path):
+    spec = load_exercise(make_exercise(tmp_path / "ex" / "tiny-adder", checks=TWO_HIDDEN))
+    bootstrap = Bootstrap()
+    final = judge_in_a_sandbox(tmp_path / "run", spec, "def add(a, b):\n    print('adding')\n    return a + b\n",
+                               bootstrap)
+    assert [(row.name, row.passed) for row in final.checks] == [
+        ("adds_small_numbers", True), ("adds_random_numbers", True), ("adds_large_numbers", True)]
+    checkpoints = [ResultDocument.from_json(contract.open_checkpoint(sealed, KEY) or b"") for sealed in bootstrap.taken]
+    # One per hidden check, before its input went out: that check and every later one failed,
+    # as any failure of theirs reads; what came before as it came.
+    assert [[(row.message_id, row.points) for row in c.checks] for c in checkpoints] == [
+        [("check.passed", 1.0), ("hidden.failed", 0.0), ("hidden.failed", 0.0)],
+        [("check.passed", 1.0), ("check.passed", 2.0), ("hidden.failed", 0.0)],
+    ]
+    assert checkpoints[0].checks[1] == contract.hidden_failure("adds_random_numbers", 2.0)
+    # The rest is what the final result says: the output sealed at the first hidden input, the notes.
+    for checkpoint in checkpoints:
+        assert (checkpoint.stdout, checkpoint.stderr, checkpoint.notes, checkpoint.perf) == (
+            final.stdout, final.stderr, final.notes, final.perf)
+    assert final.stdout == "adding\n\n[output printed during hidden checks is not shown]"
+
+
+def test_no_hidden_input_goes_out_unless_the_host_holds_the_checkpoint(tmp_path, spec):
+    bootstrap = Bootstrap(refuse=True)
+    document = judge_in_a_sandbox(tmp_path, spec, SOLUTION, bootstrap)
+    assert document.internal_error is not None and document.checks == []
+    assert "did not take the judge's checkpoint" in document.operator_log[-1]
 
 
 RACED_TOML = TOML + """

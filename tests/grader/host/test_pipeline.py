@@ -226,6 +226,80 @@ def test_a_result_the_judge_did_not_sign_is_never_a_verdict(exercise, caplog):
     assert genuine.verdict == Kind.ACCEPTED
 
 
+# --- a sandbox that dies after a hidden input went out ------------------------------------------
+
+def checkpoint_document(exercise) -> ResultDocument:
+    """What the judge hands over before the first hidden input: every earlier check passed,
+    every hidden one failed (as it reads if the sandbox dies from then on)."""
+    rows = [contract.hidden_failure(c.name, c.points) if not c.visible and not c.perf else
+            CheckRow(c.name, True, c.visible, contract.MESSAGES["check.passed"], c.points, c.points,
+                     message_id="check.passed")
+            for c in exercise.checks]
+    return ResultDocument(checks=rows, stdout="loaded\n\n[output printed during hidden checks is not shown]",
+                          notes=["judge note"])
+
+
+def died(status="memory", checkpoint=None, ending="the sandbox was OOM-killed", **fields) -> Outcome:
+    """A sandbox that ended with no report, as the backends' failed_outcome says it."""
+    return outcome(status, exit_code=None, max_rss_bytes=0, notes=["warm pool", ending], ending=ending,
+                   checkpoint=checkpoint, **fields)
+
+
+def test_a_sandbox_that_dies_after_a_hidden_input_reads_as_the_hidden_check_failing(exercise):
+    document = checkpoint_document(exercise)
+    sealed = contract.seal_checkpoint(document.to_json(), KEY)
+    for status in ("memory", "timeout", "output_limit", "signal"):
+        verdict = verdict_from(died(status, sealed), exercise, KEY)
+        # Exactly as the judge's own result with that hidden check failed would read ...
+        ordinary = verdict_from(outcome(files={"out/result.json": document.to_json()}, notes=["warm pool"]),
+                                exercise, KEY)
+        assert (verdict.verdict, verdict.score, verdict.checks, verdict.stdout, verdict.notes) == (
+            ordinary.verdict, ordinary.score, ordinary.checks, ordinary.stdout, ordinary.notes), status
+        assert verdict.verdict == Kind.PARTIAL and verdict.notes == ["judge note", "warm pool"]
+        # ... and how it died is the operators' alone.
+        assert any("died after a hidden input" in line for line in verdict.operator_log), status
+
+
+def test_a_death_before_any_hidden_input_still_reads_as_what_it_was(exercise):
+    verdict = verdict_from(died("memory", checkpoint=None), exercise, KEY)
+    assert verdict.verdict == Kind.MEMORY_LIMIT and not verdict.checks
+    assert verdict.notes[0] == "the whole run was stopped: memory limit reached"
+
+
+def test_a_checkpoint_the_judge_did_not_seal_is_ignored(exercise, caplog):
+    # A full score, sealed by anyone but the holder of this run's secret, or under the result's
+    # signature rather than the checkpoint's: an alarm, and the run reads as what the sandbox saw.
+    rows = [CheckRow(c.name, True, c.visible, points=c.points, max_points=c.points) for c in exercise.checks]
+    forged = ResultDocument(checks=rows).to_json()
+    for sealed in (forged, contract.seal_checkpoint(forged, b"another run's secret"),
+                   contract.result_mac(forged, KEY) + b"\n" + forged, contract.seal_checkpoint(forged, b"")):
+        verdict = verdict_from(died("memory", sealed), exercise, KEY)
+        assert verdict.verdict == Kind.MEMORY_LIMIT and not verdict.checks, sealed[:70]
+        assert any("did not sign" in line for line in verdict.operator_log)
+    assert "ALARM" in caplog.text
+
+
+def test_a_result_beats_a_checkpoint_and_a_fault_of_ours_stays_ours(exercise):
+    sealed = contract.seal_checkpoint(checkpoint_document(exercise).to_json(), KEY)
+    rows = [CheckRow(c.name, True, c.visible, points=c.points, max_points=c.points) for c in exercise.checks]
+    result = ResultDocument(checks=rows).to_json()
+    # The judge finished: its result is the verdict, whatever it handed over on the way.
+    assert verdict_from(outcome(files={"out/result.json": result}, checkpoint=sealed), exercise, KEY).accepted
+    # sandbox_error is never the program's doing (the engine, the host): retried, as before.
+    broken = verdict_from(died("sandbox_error", sealed, ending="killed by the host: report too large"), exercise, KEY)
+    assert broken.is_internal_error and any("not used" in line for line in broken.operator_log)
+
+
+def test_a_result_the_judge_reserved_but_never_wrote_is_no_result_not_an_alarm(exercise, caplog):
+    # The judge killed alone (the bootstrap reported): its reserved pages come back blank.
+    blank = {"out/result.json": b" " * 100, f"out/{contract.RESULT_MAC_FILE}": b" " * 64}
+    sealed = contract.seal_checkpoint(checkpoint_document(exercise).to_json(), KEY)
+    verdict = verdict_from(outcome("memory", files=blank, key=None, checkpoint=sealed), exercise, KEY)
+    assert verdict.verdict == Kind.PARTIAL and "ALARM" not in caplog.text
+    verdict = verdict_from(outcome("memory", files=blank, key=None), exercise, KEY)
+    assert verdict.verdict == Kind.MEMORY_LIMIT
+
+
 # --- an exercise's rules: refused before the run, and at run time ---------------------------
 
 RULED = """
