@@ -194,6 +194,7 @@ def measure(
         "false_accepts": 0 if should_pass else wrong, "false_rejects": wrong if should_pass else 0,
         "measured_again": measured_again, "clocks": dict(clocks),
         "median_ratio": round(statistics.median(ratios), 3) if ratios else None,
+        "ratios": sorted(round(ratio, 3) for ratio in ratios),  # each grading's: the spread between processes
         "p50_s": round(statistics.median(seconds), 2), "max_s": round(max(seconds), 2),
     }
 

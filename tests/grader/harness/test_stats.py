@@ -5,7 +5,17 @@ from __future__ import annotations
 import itertools
 import random
 
-from grader.harness.stats import LOOKS, MIN_PAIRS, TICK_S, CpuBeyondWall, decide, median_interval, run, settle
+from grader.harness.stats import (
+    LOOKS,
+    MIN_PAIRS,
+    PROCESS_SPREAD,
+    TICK_S,
+    CpuBeyondWall,
+    decide,
+    median_interval,
+    run,
+    settle,
+)
 
 
 def test_the_interval_covers_the_median_about_as_often_as_it_claims():
@@ -54,7 +64,11 @@ def test_too_few_pairs_decide_nothing_and_never_pass():
 
 
 def test_an_interval_wholly_on_one_side_of_the_threshold_and_margin_decides():
-    for low, wanted in ((2.0, "pass"), (2.9, "pass"), (3.0, "pass"), (3.16, "too_slow"), (4.0, "too_slow")):
+    # The line is 3.15 (3x plus 5 %); a decision allows PROCESS_SPREAD (4 %) on each side of the
+    # interval, so a tight interval passes up to 3.15 / 1.04 = 3.029 and is too slow from 3.276.
+    assert PROCESS_SPREAD == 0.04
+    for low, wanted in ((2.0, "pass"), (2.9, "pass"), (3.0, "pass"), (3.03, "undecided"), (3.16, "undecided"),
+                        (3.27, "undecided"), (3.28, "too_slow"), (4.0, "too_slow")):
         values = [low + (0.149 if wanted == "too_slow" else 0.0) * i / 39 for i in range(40)]
         assert decide(values, at_most=3.0, margin=0.05).outcome == wanted, low
 
