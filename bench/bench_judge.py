@@ -199,6 +199,11 @@ def measure(
     }
 
 
+def _spread(row: dict[str, Any]) -> str:
+    ratios = row.get("ratios") or []
+    return f"{ratios[0]}-{ratios[-1]}" if ratios else "-"
+
+
 def markdown(report: dict[str, Any]) -> str:
     lines = [
         f"## Speed verdicts under load: at most {report['threshold_at_most']}x the reference "
@@ -210,14 +215,14 @@ def markdown(report: dict[str, Any]) -> str:
         "not ACCEPTED; a false accept is the 8x one ACCEPTED.",
         "",
         "| submission | load | runs | verdicts | false accepts | false rejects | measured again | median ratio "
-        "| p50 time to verdict (s) | max (s) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| gradings' ratios | p50 time to verdict (s) | max (s) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in report["rows"]:
         verdicts = ", ".join(f"{k} {v}" for k, v in sorted(row["verdicts"].items()))
         lines.append(f"| {row['submission']} | {row['load']} | {row['runs']} | {verdicts} | {row['false_accepts']} | "
-                     f"{row['false_rejects']} | {row['measured_again']} | {row['median_ratio']} | {row['p50_s']} "
-                     f"| {row['max_s']} |")
+                     f"{row['false_rejects']} | {row['measured_again']} | {row['median_ratio']} | {_spread(row)} "
+                     f"| {row['p50_s']} | {row['max_s']} |")
     return "\n".join(lines) + "\n"
 
 
