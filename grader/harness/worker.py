@@ -17,7 +17,6 @@ written before its request arrived cannot name it.
 """
 from __future__ import annotations
 
-import gc
 import linecache
 import os
 import sys
@@ -90,12 +89,6 @@ class Worker:
         module.__file__ = filename
         sys.modules[module_name] = module
         exec(code, module.__dict__)
-        # One full collection once the program is loaded, in every worker: the same code ran
-        # 10-25 % slower in the student's worker than in the reference's (forked from the same
-        # zygote) until both did, depending on what each had allocated since the fork (the
-        # bench's reference-speed submission measured 1.10x; a collection at its import, 0.99x).
-        # A young-generation collection does not do it. Torch loaded, it costs about 0.1 s.
-        gc.collect()
         self.objects[0] = module
         self.numbers[id(module)] = 0
         fresh = [m for m in HEAVY_MODULES if m in sys.modules and m not in self.inherited]
