@@ -14,6 +14,7 @@ process on this host that is gone (``OWNER_LABEL``: a warm pool outlives no work
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import socket
@@ -99,12 +100,18 @@ DOCKER_MASKED_PATHS = (
 )
 
 
+@functools.cache
+def _host_cpus() -> tuple[str, ...]:
+    """This host's CPU folders in /sys, listed once: every container asks."""
+    return tuple(sorted(path.name for path in Path("/sys/devices/system/cpu").glob("cpu[0-9]*")))
+
+
 def masked_paths(cpus: Sequence[str] | None = None) -> list[str]:
     """What runc hides besides Docker's list: the host's activity counters (base.py says why).
     Per-CPU folders are named for this host's CPUs (the engine's, on every deployment we
     know of); runc skips a path that does not exist."""
     if cpus is None:
-        cpus = sorted(path.name for path in Path("/sys/devices/system/cpu").glob("cpu[0-9]*"))
+        cpus = _host_cpus()
     return [
         *DOCKER_MASKED_PATHS,
         *(f"/proc/{name}" for name in HOST_COUNTERS_IN_PROC),
