@@ -349,18 +349,24 @@ class Family:
     def pids(self) -> list[int]:
         if self.cgroup is not None:
             return self.cgroup.pids()
+        return list(self._states())
+
+    def _states(self) -> dict[int, bytes]:
+        """pid -> state of each student process, from one listing of /proc (without the cgroup)."""
+        listed = _processes()
         if privileged():  # the lent uid is this sandbox's alone: whatever runs under it is the student's
             uid = student_uid()
-            return [pid for pid, _, _ in _processes() if _real_uid(pid) == uid]
+            return {pid: state for pid, state, _ in listed if _real_uid(pid) == uid}
         # Unisolated (development): the zygote's children but the trusted ones, and their descendants.
         children: dict[int, list[int]] = {}
-        for pid, _, ppid in _processes():
+        for pid, _, ppid in listed:
             children.setdefault(ppid, []).append(pid)
+        states = {pid: state for pid, state, _ in listed}
         trusted = self.trusted()
-        found, todo = [], [p for p in children.get(zygote().pid, []) if p not in trusted]
+        found, todo = {}, [p for p in children.get(zygote().pid, []) if p not in trusted]
         while todo:
             pid = todo.pop()
-            found.append(pid)
+            found[pid] = states[pid]
             todo.extend(children.get(pid, []))
         return found
 
@@ -390,21 +396,24 @@ class Family:
             if not self.cgroup.freeze(settle_s=FREEZE_TIMEOUT_S if settle else 0.0):
                 raise ProgramStopped("student", "RUNTIME_ERROR", Message("stop.unpausable"))
             return
-        deadline = _Deadline(FREEZE_TIMEOUT_S)
+        # Without it, a freeze counts once two listings in a row find the same processes, all
+        # stopped. One is not enough: a process may stop just after finishing a fork whose child
+        # the listing missed (gVisor completes a fork under a pending SIGSTOP); a stopped process
+        # forks no more, so the next listing holds every child it made.
+        deadline, stopped = _Deadline(FREEZE_TIMEOUT_S), None
         while True:
             self.signal_all(signal.SIGSTOP)
-            if not self._running():
-                return
+            states = self._states()
+            if all(state in _NOT_RUNNING for state in states.values()):
+                if stopped == set(states):
+                    return
+                stopped = set(states)
+                continue
+            stopped = None
             if deadline.left() <= 0:
                 self.kill()
                 raise ProgramStopped("student", "RUNTIME_ERROR", Message("stop.unpausable"))
             time.sleep(0.001)
-
-    def _running(self) -> list[int]:
-        """Student processes not (yet) stopped. A task in uninterruptible sleep (a vfork
-        parent waiting for its stopped child) runs nothing until it wakes, and then stops."""
-        mine = set(self.pids())
-        return [pid for pid, state, _ in _processes() if pid in mine and state not in (b"T", b"t", b"Z", b"X", b"D")]
 
     def thaw(self) -> None:
         if self.cgroup is not None:
@@ -429,6 +438,11 @@ class Family:
                 except (ProcessLookupError, PermissionError):
                     pass
         self.cgroup.thaw()
+
+
+# States of a process that runs nothing: stopped, traced, dead, or in uninterruptible sleep (a
+# vfork parent waiting for its stopped child runs nothing until it wakes, and then stops).
+_NOT_RUNNING = (b"T", b"t", b"Z", b"X", b"D")
 
 
 def _processes() -> list[tuple[int, bytes, int]]:

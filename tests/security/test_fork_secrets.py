@@ -64,6 +64,7 @@ def _probe(tokens):
                     break
                 at = data.find(head, at + 1)
     objects = 0
+    gc.unfreeze()  # the zygote froze what it held before forking: an attacker thaws it to see it all
     for obj in gc.get_objects():
         objects += 1
         try:

@@ -2,6 +2,7 @@
 ``cgroup.freeze`` (this host mounts both; production hosts have one or the other)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -103,3 +104,36 @@ def test_killing_a_family_leaves_nothing_in_its_cgroup(family):
     while family.pids() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert family.pids() == []
+
+
+def test_without_a_cgroup_a_freeze_waits_for_the_child_a_listing_missed(monkeypatch):
+    """gVisor (no freezer) finishes a fork under a pending SIGSTOP: the parent reads stopped
+    in a listing that missed the child it made meanwhile (the folder was listed before). The
+    freeze must not count until a second listing finds the same processes, all stopped."""
+    from grader.harness import programs
+
+    parent, child = 101, 102
+    killed: dict[int, int] = {}  # pid -> listings seen since its SIGSTOP
+    uid = 4242
+
+    def listing():
+        for pid in killed:
+            killed[pid] += 1
+        if parent not in killed or killed[parent] <= 1:
+            return [(parent, b"R", 1)]  # running, forking; the stop still pending
+        if killed[parent] == 2:
+            return [(parent, b"T", 1)]  # stopped, the fork done: the child came after the folder was read
+        return [(parent, b"T", 1), (child, b"T" if child in killed else b"R", parent)]
+
+    def kill(pid, signum):
+        assert signum == signal.SIGSTOP
+        killed.setdefault(pid, 0)
+
+    monkeypatch.setattr(programs, "privileged", lambda: True)
+    monkeypatch.setattr(programs, "student_uid", lambda: uid)
+    monkeypatch.setattr(programs, "_real_uid", lambda pid: uid)
+    monkeypatch.setattr(programs, "_processes", listing)
+    monkeypatch.setattr(programs, "_as_student", contextlib.nullcontext)
+    monkeypatch.setattr(programs.os, "kill", kill)
+    Family(trusted=set).freeze()
+    assert child in killed, "the freeze counted while the child ran"
