@@ -461,27 +461,44 @@ def _processes() -> list[tuple[int, bytes, int]]:
     return found
 
 
+def _proc_status(pid: int) -> dict[str, str]:
+    """The fields of /proc/<pid>/status ({} if it is gone); see ``status_fields``."""
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            return status_fields(file.read())
+    except OSError:
+        return {}
+
+
+def status_fields(text: str) -> dict[str, str]:
+    """The fields of a /proc status file, read past the process's name.
+
+    The name comes first and is the process's to choose (prctl PR_SET_NAME). Linux escapes a
+    newline in it; gVisor writes it raw, so a process named "x\nUid:\t0" read as root's and
+    slipped out of the student's family: never frozen, killed or measured (red team round 8).
+    Every real field follows the State line, so only what follows the last one is read."""
+    at = text.rfind("\nState:")
+    fields: dict[str, str] = {}
+    for line in text[at + 1 if at >= 0 else len(text):].splitlines():
+        name, colon, value = line.partition(":")
+        if colon:
+            fields.setdefault(name, value.strip())
+    return fields
+
+
 def _real_uid(pid: int) -> int | None:
     """The real uid of ``pid`` from its status file, which no process can hide by changing its dumpable flag."""
     try:
-        with open(f"/proc/{pid}/status") as file:
-            for line in file:
-                if line.startswith("Uid:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+        return int(_proc_status(pid)["Uid"].split()[0])
+    except (KeyError, ValueError, IndexError):
+        return None
 
 
 def _private_resident_bytes(pid: int) -> int:
     """The anonymous and shared-memory pages of ``pid`` that are resident: what it holds. Pages
     of mapped files (torch's libraries) are left out: under the sandbox's memory limit the
     kernel evicts and reads them again at will. Where /proc shows no split (gVisor), VmRSS."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            fields = dict(line.split(":", 1) for line in status if ":" in line)
-    except OSError:
-        return 0
+    fields = _proc_status(pid)
     try:
         if "RssAnon" in fields:
             return sum(int(fields[name].split()[0]) * 1024 for name in ("RssAnon", "RssShmem") if name in fields)
@@ -785,13 +802,9 @@ class Program:
     def peak_memory_bytes(self) -> int:
         """The worker's peak resident memory so far, read by the judge from /proc (unforgeable)."""
         try:
-            with open(f"/proc/{self.process.pid}/status") as status:
-                for line in status:
-                    if line.startswith("VmHWM:"):
-                        return int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        return 0
+            return int(_proc_status(self.process.pid)["VmHWM"].split()[0]) * 1024
+        except (KeyError, ValueError, IndexError):
+            return 0
 
     def _exchange(
         self, header: dict[str, Any], blobs: list[bytes], timeout: float, digests: int | None = None,
@@ -894,7 +907,7 @@ class Program:
 class Stopwatch:
     """One timed window of a program: ``wall_s``, the seconds of its exchanges on the judge's
     clock, and ``cpu_s``, the CPU time of every one of its tasks meanwhile, plus the time its
-    exchanges took that neither its tasks nor the judge spent on a CPU or waiting for one
+    exchanges took that neither the task serving the calls nor the judge spent on a CPU or waiting for one
     (None where the sandbox shows no per-task CPU, or when the window cannot be trusted: a
     task was born or ended inside it, whose time would escape the count, and no cgroup counts
     the CPU of every task of the program, those that ended included).
@@ -903,8 +916,8 @@ class Stopwatch:
     is that much slower, and a CPU clock alone would call it fast (the red team's sleeping
     work(), 25x the baseline's wall time, passed at 0.08x). What load adds is time spent
     runnable, waiting for a CPU, which the kernel counts per task (schedstat's run delay):
-    that, and the judge's own share of the exchanges, is left out, so a busy machine
-    still cannot inflate the count.
+    the serving task's, and the judge's own share of the exchanges, is left out, so a busy
+    machine cannot inflate a call's count (``window_time_ns`` says why no other task's).
 
     ``ticks_cpu_s`` is the CPU its processes used meanwhile as /proc/<pid>/stat counts it (their
     threads, ended ones included, and the children they reaped), in clock ticks: too coarse to
@@ -955,23 +968,28 @@ class Stopwatch:
         # The judge's CPU and run delay in the window, whether or not inside an exchange:
         # taking more than its share only ever counts less waiting against the program.
         judge_ns = sum(judge_after) - sum(judge_before) if judge_before and judge_after else 0
-        charged_ns = window_time_ns(self.wall_s * 1e9, before, after, judge_ns, counted_ns)
+        charged_ns = window_time_ns(self.wall_s * 1e9, before, after, judge_ns, counted_ns, self.program.process.pid)
         self.cpu_s = None if charged_ns is None else charged_ns / 1e9
 
 
 def window_time_ns(
     wall_ns: float, before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]], judge_ns: int,
-    counted_ns: int | None,
+    counted_ns: int | None, caller: int,
 ) -> float | None:
-    """A window's time: the CPU its tasks used, plus the wall time that neither they nor the
-    judge spent on a CPU or runnable waiting for one. ``before`` and ``after`` are each task's
-    (CPU, run delay) in nanoseconds at the window's ends; ``counted_ns`` is the CPU its cgroup
-    counted meanwhile, which covers tasks born and ended inside (None where there is none: then
-    a task that ended makes the window untrustworthy, and so None).
+    """A window's time: the CPU its tasks used, plus the wall time that neither the task that
+    serves the call (``caller``) nor the judge spent on a CPU or runnable waiting for one.
+    ``before`` and ``after`` are each task's (CPU, run delay) in nanoseconds at the window's
+    ends; ``counted_ns`` is the CPU its cgroup counted meanwhile, which covers tasks born and
+    ended inside (None where there is none: then a task that ended makes the window
+    untrustworthy, and so None).
 
     The count is never less than that CPU, whatever the wall clock says: work split across tasks
-    that run side by side is all counted. A task that ended inside leaves its run delay out of
-    the count, so the time the others waited for it counts as waiting: more, never less."""
+    that run side by side is all counted. Only the caller's run delay is left out, never the
+    sum over tasks: tasks waiting for a CPU at the same moment would each count that moment,
+    and a student that wakes many helpers at once made their queue (N^2/4 slivers) hide a
+    sleeping call 16x the baseline's wall time (red team round 8). One task's waiting spans
+    distinct moments, none of which the caller spent asleep. Load that delays other tasks
+    only, while the caller waits for them, counts against the program: more, never less."""
     if counted_ns is None and not before.keys() <= after.keys():
         return None
     cpu_ns = queued_ns = 0
@@ -980,7 +998,8 @@ def window_time_ns(
         if cpu_after < cpu_before or queued_after < queued_before:
             cpu_before = queued_before = 0  # a reused task id: a task born inside the window
         cpu_ns += cpu_after - cpu_before
-        queued_ns += queued_after - queued_before
+        if task == caller:
+            queued_ns = queued_after - queued_before
     if counted_ns is not None:
         cpu_ns = max(cpu_ns, counted_ns)
     waited_ns = wall_ns - cpu_ns - queued_ns - judge_ns

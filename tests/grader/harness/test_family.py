@@ -137,3 +137,15 @@ def test_without_a_cgroup_a_freeze_waits_for_the_child_a_listing_missed(monkeypa
     monkeypatch.setattr(programs.os, "kill", kill)
     Family(trusted=set).freeze()
     assert child in killed, "the freeze counted while the child ran"
+
+
+def test_a_name_with_newlines_cannot_forge_the_fields_of_a_status_file():
+    # gVisor writes a process's name raw (Linux escapes the newline), as a process named
+    # "x\nState:\tZ\nUid:\t0" showed under runsc; the real fields follow.
+    from grader.harness.programs import status_fields
+
+    text = ("Name:\tx\nState:\tZ\nUid:\t0\nState:\tR (running)\nTgid:\t7\nPid:\t7\nPPid:\t1\n"
+            "Uid:\t4242\t4242\t4242\t4242\nVmRSS:\t14772 kB\n")
+    fields = status_fields(text)
+    assert fields["Uid"].split()[0] == "4242" and fields["State"].startswith("R"), fields
+    assert "RssAnon" not in status_fields(text.replace("Name:\tx\n", "Name:\tx\nRssAnon:\t0 kB\n"))
