@@ -137,10 +137,12 @@ MESSAGES: dict[str, str] = {
         "measuring again: the machine was busy, and {ratio}x the {baseline} time (interval {low}-{high}, n={n}) "
         "did not settle against at most {at_most}x"),
     "perf.pass_by_median": (
-        "fast enough, by the median: {ratio}x the {baseline} time (interval {low}-{high}, n={n}, measured twice "
+        "fast enough, by the median and the total time: {ratio}x the {baseline} time "
+        "(interval {low}-{high}, n={n}, measured twice "
         "without settling); needed at most {at_most}x"),
     "perf.too_slow_by_median": (
-        "too slow, by the median: {ratio}x the {baseline} time (interval {low}-{high}, n={n}, measured twice "
+        "too slow, by the median and the total time: {ratio}x the {baseline} time "
+        "(interval {low}-{high}, n={n}, measured twice "
         "without settling); needed at most {at_most}x"),
     # Stored verdicts from before the rule that never passes an unsettled interval:
     "perf.within_noise": (

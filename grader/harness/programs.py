@@ -198,6 +198,7 @@ class Process:
         self.side, self.program, self.lib, self.env = side, program, lib, env
         self.uid, self.untrusted, self.rlimits = uid, untrusted, rlimits  # uid None: the judge's own
         self.stdout, self.stderr = stdout, stderr
+        self.judge_ns = 0  # the judge's own CPU and run delay in the last exchange
         self.captures = [c for c in (stdout, stderr) if isinstance(c, Capture)]
         self.cgroups = list(cgroups)  # cgroup.procs files the new process joins before it drops its uid
         self.max_reply_bytes = max_reply_bytes  # the student's: its own memory limit, so no reply can swamp the judge
@@ -263,6 +264,7 @@ class Process:
         self, header: dict[str, Any], blobs: list[bytes], timeout: float
     ) -> tuple[dict[str, Any], list[bytes], float]:
         """Send one request and wait for its reply; returns (reply, blobs, seconds elapsed).
+        ``judge_ns`` is then the judge's own CPU and run delay in those seconds.
 
         The request carries a fresh random id that the reply must name: a reply written
         before the request arrived is a protocol error, not a fast answer.
@@ -271,10 +273,13 @@ class Process:
         data = wire.frame_bytes(dict(header, id=nonce), blobs)
         deadline = _Deadline(timeout)
         self.reader.deadline = deadline
+        own_before = _own_schedstat()
         start = time.perf_counter()
         self._write_all(data, deadline)
         reply, reply_blobs = wire.read_frame(self.reader, self.max_reply_bytes)
         elapsed = time.perf_counter() - start
+        own_after = _own_schedstat()
+        self.judge_ns = sum(own_after) - sum(own_before) if own_before and own_after else 0
         if reply.get("re") != nonce:
             raise wire.ProtocolError("a reply that does not answer the request")
         return reply, reply_blobs, elapsed
@@ -616,6 +621,7 @@ class Program:
         # While set, every exchange with this program adds its seconds here: a timed call is
         # its setup and the call together (``stopwatch``).
         self._watched: float | None = None
+        self._judged_ns = 0  # the judge's own CPU and run delay inside those exchanges
         self.check_mutation = side == "student"
         self._memory_at_start: tuple[int, int, int | None] = (0, 0, None)  # see held_memory_bytes
 
@@ -830,6 +836,7 @@ class Program:
             self._bad_reply("a reply of the wrong shape")
         if self._watched is not None:
             self._watched += elapsed
+            self._judged_ns += self.process.judge_ns
         return reply, reply_blobs, elapsed
 
     def stopwatch(self) -> Stopwatch:
@@ -941,12 +948,12 @@ class Stopwatch:
 
     def __enter__(self) -> Stopwatch:
         self.program._watched = 0.0
+        self.program._judged_ns = 0
         self._last_pid = _last_pid()
         pids = self._pids()
         self._before = _task_schedstat(pids)
         self._ticks_before = _process_ticks(pids)
         self._cgroup_before = self._cgroup_cpu_ns()
-        self._judge_before = _own_schedstat()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -954,21 +961,22 @@ class Stopwatch:
         cgroup_after = self._cgroup_cpu_ns()
         after = _task_schedstat(pids)
         ticks_after = _process_ticks(pids)
-        judge_after = _own_schedstat()
         self.wall_s = self.program._watched or 0.0
         self.program._watched = None
         self.ticks_cpu_s = _ticks_spent(self._ticks_before, ticks_after) / _CLOCK_TICKS_PER_S
-        before, judge_before, cgroup_before = self._before, self._judge_before, self._cgroup_before
+        before, cgroup_before = self._before, self._cgroup_before
         if before is None or after is None:
             return
         counted_ns = cgroup_after - cgroup_before if cgroup_before is not None and cgroup_after is not None else None
         born = _last_pid() != self._last_pid or self._last_pid is None
         if counted_ns is None and born:
             return  # a task born and ended inside would escape the per-task count
-        # The judge's CPU and run delay in the window, whether or not inside an exchange:
-        # taking more than its share only ever counts less waiting against the program.
-        judge_ns = sum(judge_after) - sum(judge_before) if judge_before and judge_after else 0
-        charged_ns = window_time_ns(self.wall_s * 1e9, before, after, judge_ns, counted_ns, self.program.process.pid)
+        # Only the judge's CPU and run delay inside the exchanges, the seconds ``wall_s`` counts:
+        # its work around them (encoding arguments, thawing, reading /proc for every student
+        # task) is not in that wall time, and taking it off hid a sleeping call 3.3x the
+        # baseline's behind 60 idle processes (red team round 9).
+        charged_ns = window_time_ns(
+            self.wall_s * 1e9, before, after, self.program._judged_ns, counted_ns, self.program.process.pid)
         self.cpu_s = None if charged_ns is None else charged_ns / 1e9
 
 

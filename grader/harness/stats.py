@@ -12,9 +12,14 @@ sample sizes, and only decide when the interval clears the threshold:
   interval. The margin is slack in the student's favour: code right at the threshold passes
   once its interval is narrower than the margin.
 
+A pass also needs the ratio of the two sides' total times at or below the threshold plus its
+margin. The median alone hides calls that are slow on purpose: code 15x slower on one call in
+three passed at 1.03x, its average call 5.7x (red team round 9). The ratio of totals has no
+such blind spot; it is what a user of the code waits for. A case ranks by the larger of the two.
+
 An interval that is still undecided when the budget ends is never a pass by default: it is
 reported as "undecided", and the platform measures again later. Only on that last attempt
-(``settle``) does the median itself decide, against the threshold plus its margin.
+(``settle``) does that larger ratio itself decide, against the threshold plus its margin.
 """
 from __future__ import annotations
 
@@ -47,13 +52,17 @@ class Interval:
 
 @dataclasses.dataclass(frozen=True)
 class Decision:
-    # "pass", "too_slow", "undecided" (the interval straddles the threshold) or "too_few"
-    # (< MIN_PAIRS). ``settled`` says the median decided it, on a last attempt.
+    # "pass", "too_slow", "undecided" (the interval straddles the threshold, or the totals'
+    # ratio is above it while the interval is not) or "too_few" (< MIN_PAIRS). ``ratio`` is the
+    # one that counts: the larger of the median and ``total_ratio``. ``settled`` says that
+    # ratio decided it, on a last attempt.
     outcome: str
     ratio: float
     interval: Interval
     n: int
     settled: bool = False
+    median: float = math.nan
+    total_ratio: float = math.nan
 
 
 def median_interval(values: list[float], confidence: float = CONFIDENCE) -> Interval:
@@ -78,27 +87,29 @@ def median_interval(values: list[float], confidence: float = CONFIDENCE) -> Inte
     return Interval(ordered[k - 1], ordered[n - k], 1 - 2 * below)
 
 
-def decide(ratios: list[float], at_most: float, margin: float) -> Decision:
+def decide(ratios: list[float], at_most: float, margin: float, total_ratio: float | None = None) -> Decision:
     """Pass when the whole interval, widened by PROCESS_SPREAD, is at or below the threshold
-    plus its margin, too slow when it is wholly above that; otherwise undecided. Fewer than MIN_PAIRS finite ratios
-    are "too_few", whatever they say."""
+    plus its margin and so is ``total_ratio`` (the student's total time over the baseline's, where
+    known); too slow when the interval is wholly above that; otherwise undecided. Fewer than
+    MIN_PAIRS finite ratios are "too_few", whatever they say."""
     ratios = [r for r in ratios if math.isfinite(r)]
     interval = median_interval(ratios)
-    ratio = statistics.median(ratios) if ratios else math.nan
+    median = statistics.median(ratios) if ratios else math.nan
+    totals = total_ratio if total_ratio is not None and math.isfinite(total_ratio) else median
     limit = at_most * (1 + margin)
     if len(ratios) < MIN_PAIRS:
         outcome = "too_few"
-    elif interval.high * (1 + PROCESS_SPREAD) <= limit:
+    elif interval.high * (1 + PROCESS_SPREAD) <= limit and totals <= limit:
         outcome = "pass"
     elif interval.low / (1 + PROCESS_SPREAD) > limit:
         outcome = "too_slow"
     else:
         outcome = "undecided"
-    return Decision(outcome, ratio, interval, len(ratios))
+    return Decision(outcome, max(median, totals), interval, len(ratios), median=median, total_ratio=totals)
 
 
 def settle(decision: Decision, at_most: float, margin: float) -> Decision:
-    """The last attempt's rule for an interval that never settled: the median decides."""
+    """The last attempt's rule for a case that never settled: the ratio that counts decides."""
     if decision.outcome != "undecided":
         return decision
     outcome = "pass" if decision.ratio <= at_most * (1 + margin) else "too_slow"
@@ -147,12 +158,18 @@ def run(
     for look in LOOKS:
         while may_measure(look):
             pairs.append(pair())
-        decision = decide([s / b for s, b in pairs if b > 0], at_most, margin)
+        decision = decide([s / b for s, b in pairs if b > 0], at_most, margin, total_ratio(pairs))
         if decision.outcome != "undecided" or clock() - started >= budget_s:
             break
     if settle_undecided:
         decision = settle(decision, at_most, margin)
     return Race(decision, pairs, clock() - started)
+
+
+def total_ratio(pairs: list[tuple[float, float]]) -> float:
+    """The student's total time over the baseline's (nan with no baseline time)."""
+    baseline = sum(b for _, b in pairs)
+    return sum(s for s, _ in pairs) / baseline if baseline > 0 else math.nan
 
 
 # Where the wall clock times a side's calls (gVisor shows per-task CPU only in clock ticks), the

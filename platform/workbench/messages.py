@@ -78,10 +78,10 @@ CATALOGUE: dict[str, str] = {
         "measuring again: the machine was busy, and %(ratio)s× the %(baseline)s time "
         "(interval %(low)s–%(high)s, n=%(n)s) did not settle against at most %(at_most)s×"),
     "perf.pass_by_median": gettext_noop(
-        "fast enough, by the median: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, "
+        "fast enough, by the median and the total time: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, "
         "n=%(n)s, measured twice without settling); needed at most %(at_most)s×"),
     "perf.too_slow_by_median": gettext_noop(
-        "too slow, by the median: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, "
+        "too slow, by the median and the total time: %(ratio)s× the %(baseline)s time (interval %(low)s–%(high)s, "
         "n=%(n)s, measured twice without settling); needed at most %(at_most)s×"),
     # Stored verdicts from before the rule that never passes an unsettled interval:
     "perf.within_noise": gettext_noop(

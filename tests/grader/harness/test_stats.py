@@ -115,6 +115,17 @@ def test_a_budget_that_ends_undecided_says_so_and_only_the_last_attempt_settles(
     assert last.decision.settled and last.decision.outcome == "too_slow"  # median 5.0 > 3.15
 
 
+def test_calls_slow_on_purpose_now_and_then_are_not_hidden_by_the_median():
+    # Red team round 9: 15x on one call in three, 1x on the others: median 1.0, average 5.7x.
+    first = race(itertools.cycle([1.0, 1.0, 15.0]))
+    assert first.decision.outcome == "undecided" and first.decision.median == 1.0
+    last = race(itertools.cycle([1.0, 1.0, 15.0]), settle_undecided=True)
+    assert last.decision.outcome == "too_slow" and last.decision.ratio > 5.5
+    # Honest code ranks by its median where its total agrees.
+    honest = race(itertools.cycle([0.9, 1.0, 1.1]))
+    assert honest.decision.outcome == "pass" and honest.decision.ratio == 1.0
+
+
 def test_a_fast_student_behind_a_slow_baseline_still_gets_its_minimum_pairs():
     measured = race(itertools.repeat(0.5), budget_s=0.5, seconds_per_pair=0.2)  # 3 pairs fit the budget
     assert measured.decision.n == MIN_PAIRS and measured.decision.outcome == "pass"
