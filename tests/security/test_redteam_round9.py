@@ -90,6 +90,34 @@ def test_the_judges_reading_of_many_idle_processes_does_not_hide_waiting(tmp_pat
     assert verdict.verdict in (Kind.TOO_SLOW, Kind.MEMORY_LIMIT), (summary(verdict), perf_case(verdict))
 
 
+# Kernel work in one long system call: ``_populate()`` maps SIZE bytes populated (the kernel
+# zeroes every page) and unmaps them; ``_churn`` does it in a thread each time ``_go`` is
+# released. Shared by attacks 2 to 5.
+LIBC_MMAP = r'''
+import ctypes
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+
+def _populate():
+    at = _libc.mmap(None, SIZE, 3, 0x22 | 0x8000, -1, 0)  # private, anonymous, populated
+    if at and at != ctypes.c_void_p(-1).value:
+        _libc.munmap(at, SIZE)
+'''
+MMAP_CHURN = LIBC_MMAP + r'''
+import threading
+
+_go = threading.Semaphore(0)
+
+def _churn():
+    while True:
+        _go.acquire()
+        _populate()
+'''
+
+
 # --- 2. a thread inside a long system call runs on while its process reads as stopped ---------
 #
 # Without a cgroup (gVisor) a freeze counts once every student process reads stopped in
@@ -100,22 +128,8 @@ def test_the_judges_reading_of_many_idle_processes_does_not_hide_waiting(tmp_pat
 # (runc, local) the freeze is one write that does not wait for the tasks to settle, so the same
 # kernel work runs on past it there too. The work itself is 4x the baseline's.
 POPULATE_PAST_THE_FREEZE = SOLUTION.split("def work")[0] + r'''
-import ctypes
-import threading
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.mmap.restype = ctypes.c_void_p
-_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 SIZE = 64 * 2**20
-_go = threading.Semaphore(0)
-
-def _churn():
-    while True:
-        _go.acquire()
-        at = _libc.mmap(None, SIZE, 3, 0x22 | 0x8000, -1, 0)  # private, anonymous, populated
-        if at and at != ctypes.c_void_p(-1).value:
-            _libc.munmap(at, SIZE)
+''' + MMAP_CHURN + r'''
 
 threading.Thread(target=_churn, daemon=True).start()
 
@@ -140,24 +154,18 @@ def test_a_thread_in_a_long_system_call_does_not_slow_the_baseline(tmp_path, san
 # reaches it only once that is done, while the freeze already counted and the baseline is timed
 # by the wall clock on the sandbox's one CPU of quota. The work itself is 4x the baseline's.
 ZOMBIE_LEADER_PAST_THE_FREEZE = SOLUTION.split("def work")[0] + r'''
-import ctypes
 import os
 import threading
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.mmap.restype = ctypes.c_void_p
-_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 SIZE = 16 * 2**20
+''' + LIBC_MMAP + r'''
 _go_r, _go_w = os.pipe()
 
 def _churn():
     while True:
         if not os.read(_go_r, 1):
             os._exit(0)
-        at = _libc.mmap(None, SIZE, 3, 0x22 | 0x8000, -1, 0)  # private, anonymous, populated
-        if at and at != ctypes.c_void_p(-1).value:
-            _libc.munmap(at, SIZE)
+        _populate()
 
 if os.fork() == 0:
     os.close(_go_w)
@@ -197,25 +205,11 @@ def work(n):
     return n * 2 + int(_data.sum()) * 0
 """
 ZEROING_PAST_THE_FREEZE = r'''
-import ctypes
-import threading
-
 import numpy as np
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.mmap.restype = ctypes.c_void_p
-_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 SIZE = 96 * 2**20
-_go = threading.Semaphore(0)
+''' + MMAP_CHURN + r'''
 _data = np.ones(2**22)
-
-def _churn():
-    while True:
-        _go.acquire()
-        at = _libc.mmap(None, SIZE, 3, 0x22 | 0x8000, -1, 0)  # private, anonymous, populated
-        if at and at != ctypes.c_void_p(-1).value:
-            _libc.munmap(at, SIZE)
 
 threading.Thread(target=_churn, daemon=True).start()
 
@@ -244,22 +238,8 @@ def test_kernel_work_left_running_past_the_freeze_does_not_slow_the_baseline(tmp
 # Stopwatch.__exit__ for the student's many idle processes, waits throttled: its run delay is
 # taken off the student's 14 ms sleep.
 THROTTLED_JUDGE_HIDES_SLEEP = BOOKKEEPING_HIDES_SLEEP.split("def work")[0].replace("range(62)", "range(56)") + r'''
-import ctypes
-import threading
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.mmap.restype = ctypes.c_void_p
-_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 SIZE = 48 * 2**20
-_go = threading.Semaphore(0)
-
-def _churn():
-    while True:
-        _go.acquire()
-        at = _libc.mmap(None, SIZE, 3, 0x22 | 0x8000, -1, 0)
-        if at and at != ctypes.c_void_p(-1).value:
-            _libc.munmap(at, SIZE)
+''' + MMAP_CHURN + r'''
 
 for _ in range(2):
     threading.Thread(target=_churn, daemon=True).start()
