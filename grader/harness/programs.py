@@ -198,7 +198,6 @@ class Process:
         self.side, self.program, self.lib, self.env = side, program, lib, env
         self.uid, self.untrusted, self.rlimits = uid, untrusted, rlimits  # uid None: the judge's own
         self.stdout, self.stderr = stdout, stderr
-        self.judge_ns = 0  # the judge's own CPU and run delay in the last exchange
         self.captures = [c for c in (stdout, stderr) if isinstance(c, Capture)]
         self.cgroups = list(cgroups)  # cgroup.procs files the new process joins before it drops its uid
         self.max_reply_bytes = max_reply_bytes  # the student's: its own memory limit, so no reply can swamp the judge
@@ -262,9 +261,9 @@ class Process:
 
     def exchange(
         self, header: dict[str, Any], blobs: list[bytes], timeout: float
-    ) -> tuple[dict[str, Any], list[bytes], float]:
-        """Send one request and wait for its reply; returns (reply, blobs, seconds elapsed).
-        ``judge_ns`` is then the judge's own CPU and run delay in those seconds.
+    ) -> tuple[dict[str, Any], list[bytes], float, int]:
+        """Send one request and wait for its reply; returns (reply, blobs, seconds elapsed, the
+        judge's own CPU and run delay in those seconds, in nanoseconds).
 
         The request carries a fresh random id that the reply must name: a reply written
         before the request arrived is a protocol error, not a fast answer.
@@ -279,10 +278,10 @@ class Process:
         reply, reply_blobs = wire.read_frame(self.reader, self.max_reply_bytes)
         elapsed = time.perf_counter() - start
         own_after = _own_schedstat()
-        self.judge_ns = sum(own_after) - sum(own_before) if own_before and own_after else 0
+        judged_ns = sum(own_after) - sum(own_before) if own_before and own_after else 0
         if reply.get("re") != nonce:
             raise wire.ProtocolError("a reply that does not answer the request")
-        return reply, reply_blobs, elapsed
+        return reply, reply_blobs, elapsed, judged_ns
 
     def _write_all(self, data: bytes, deadline: _Deadline) -> None:
         view = memoryview(data)
@@ -816,7 +815,7 @@ class Program:
         self, header: dict[str, Any], blobs: list[bytes], timeout: float, digests: int | None = None,
     ) -> tuple[dict[str, Any], list[bytes], float]:
         try:
-            reply, reply_blobs, elapsed = self.process.exchange(header, blobs, timeout)
+            reply, reply_blobs, elapsed, judged_ns = self.process.exchange(header, blobs, timeout)
         except TimeoutError:
             self.stop()
             self.budget_s = 0 if self.budget_s != float("inf") else self.budget_s
@@ -836,7 +835,7 @@ class Program:
             self._bad_reply("a reply of the wrong shape")
         if self._watched is not None:
             self._watched += elapsed
-            self._judged_ns += self.process.judge_ns
+            self._judged_ns += judged_ns
         return reply, reply_blobs, elapsed
 
     def stopwatch(self) -> Stopwatch:
