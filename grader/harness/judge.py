@@ -490,7 +490,7 @@ class Judge:
             clock="cpu" if use_cpu else "wall",
             wall_fallbacks=fell_back["windows"],
             cpu_over_wall=cpu_floor["windows"],
-            ratio=_round(decision.ratio),  # the larger of the median and the totals' ratio
+            ratio=_round(decision.ratio),
             median_ratio=_round(decision.median),
             total_ratio=_round(decision.total_ratio),
             interval=[_round(decision.interval.low), _round(decision.interval.high)],

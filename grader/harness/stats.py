@@ -53,16 +53,19 @@ class Interval:
 @dataclasses.dataclass(frozen=True)
 class Decision:
     # "pass", "too_slow", "undecided" (the interval straddles the threshold, or the totals'
-    # ratio is above it while the interval is not) or "too_few" (< MIN_PAIRS). ``ratio`` is the
-    # one that counts: the larger of the median and ``total_ratio``. ``settled`` says that
-    # ratio decided it, on a last attempt.
+    # ratio is above it while the interval is not) or "too_few" (< MIN_PAIRS). ``settled``
+    # says ``ratio`` decided it, on a last attempt.
     outcome: str
-    ratio: float
+    median: float
+    total_ratio: float
     interval: Interval
     n: int
     settled: bool = False
-    median: float = math.nan
-    total_ratio: float = math.nan
+
+    @property
+    def ratio(self) -> float:
+        """The ratio that counts: the larger of the median and the totals' ratio."""
+        return max(self.median, self.total_ratio)
 
 
 def median_interval(values: list[float], confidence: float = CONFIDENCE) -> Interval:
@@ -105,7 +108,7 @@ def decide(ratios: list[float], at_most: float, margin: float, total_ratio: floa
         outcome = "too_slow"
     else:
         outcome = "undecided"
-    return Decision(outcome, max(median, totals), interval, len(ratios), median=median, total_ratio=totals)
+    return Decision(outcome, median, totals, interval, len(ratios))
 
 
 def settle(decision: Decision, at_most: float, margin: float) -> Decision:
