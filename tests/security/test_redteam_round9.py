@@ -304,9 +304,10 @@ def test_a_sleepy_softmax_beside_idle_processes_is_too_slow(tmp_path, sandbox):
 # REAPED. A worker that ignores SIGCHLD has its children released at exit with their times
 # added to no one; a child present at the window's start but gone at its end counts nothing
 # (``_ticks_spent`` walks the processes found at the end). Helpers forked at import (frozen and
-# thawed with the family) each do half of one call's work beside the worker and exit: a fixed loop of
-# 2 x 1M steps per call (about 3x a baseline of 20 ms, against a threshold of 2x), done in half
-# the wall time where two CPUs are free.
+# thawed with the family) each do half of one call's work beside the worker and exit: two loops of
+# 30 ms of CPU each per call (3x a baseline of 20 ms, against a threshold of 2x; calibrated by CPU
+# time at import, so a faster CPU does not shrink the ratio), done in half the wall time where two
+# CPUs are free.
 # The control leaves SIGCHLD alone: its ended helpers stay as zombies, whose ticks are read.
 STRICT_TOML = PERF_TOML.replace("at_most = 3.0", "at_most = 2.0")
 SLOWER_SOLUTION = SOLUTION.replace("burn(0.004)", "burn(0.02)")
@@ -314,13 +315,20 @@ HELPERS_END_UNREAPED = SOLUTION.split("def work")[0] + r'''
 import os
 import signal
 
-HALF = 1_000_000  # loop steps: a fixed amount of work (burn() is timed, so a shared CPU would halve it)
-
 def spin(steps):
     total = 0
     for i in range(steps):
         total += i
     return total
+
+def _steps_for(cpu_s):
+    """Loop steps that take cpu_s of CPU here: a fixed amount of work, whatever this CPU's speed
+    (burn() is timed on the wall clock, so a shared CPU would halve it)."""
+    started = time.thread_time()
+    spin(200_000)
+    return int(200_000 * cpu_s / max(time.thread_time() - started, 1e-4))
+
+HALF = _steps_for(0.03)  # two halves a call: 3x the baseline's 20 ms, against at most 2x
 
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # ended children are released, their CPU added to no one
 _done_r, _done_w = os.pipe()
